@@ -1,0 +1,79 @@
+#include "core/config/pipeline_config.h"
+
+#include <charconv>
+
+namespace pinscope {
+
+int64_t SampleShape::elements() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return dims.empty() ? 0 : n;
+}
+
+std::string SampleShape::to_string() const {
+    std::string text;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        if (i) text += 'x';
+        text += std::to_string(dims[i]);
+    }
+    return text;
+}
+
+int PipelineConfig::effective_prefetch_factor() const {
+    if (num_workers <= 0) return 0;
+    return prefetch_factor.value_or(kDefaultPrefetchFactor);
+}
+
+std::string_view to_string(PinMode mode) { return mode == PinMode::thread ? "thread" : "direct"; }
+
+std::string_view to_string(IssueOrder order) {
+    return order == IssueOrder::per_chunk ? "per-chunk" : "copies-first";
+}
+
+std::string_view to_string(DeviceChoice device) {
+    switch (device) {
+        case DeviceChoice::auto_detect: return "auto";
+        case DeviceChoice::sim: return "sim";
+        case DeviceChoice::cuda: return "cuda";
+    }
+    return "?";
+}
+
+std::optional<PinMode> parse_pin_mode(std::string_view text) {
+    if (text == "thread") return PinMode::thread;
+    if (text == "direct") return PinMode::direct;
+    return std::nullopt;
+}
+
+std::optional<IssueOrder> parse_issue_order(std::string_view text) {
+    if (text == "per-chunk") return IssueOrder::per_chunk;
+    if (text == "copies-first") return IssueOrder::copies_first;
+    return std::nullopt;
+}
+
+std::optional<DeviceChoice> parse_device_choice(std::string_view text) {
+    if (text == "auto") return DeviceChoice::auto_detect;
+    if (text == "sim") return DeviceChoice::sim;
+    if (text == "cuda") return DeviceChoice::cuda;
+    return std::nullopt;
+}
+
+std::optional<SampleShape> parse_sample_shape(std::string_view text) {
+    SampleShape shape;
+    shape.dims.clear();
+    while (!text.empty()) {
+        const size_t x = text.find('x');
+        const std::string_view part = text.substr(0, x);
+        int64_t value = 0;
+        auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+        if (part.empty() || ec != std::errc{} || end != part.data() + part.size()) return std::nullopt;
+        shape.dims.push_back(value);
+        if (x == std::string_view::npos) break;
+        text.remove_prefix(x + 1);
+        if (text.empty()) return std::nullopt;  // trailing 'x'
+    }
+    if (shape.dims.empty()) return std::nullopt;
+    return shape;
+}
+
+}  // namespace pinscope

@@ -1,0 +1,83 @@
+#pragma once
+// Every knob of a pipeline run in one place. Names follow PyTorch's DataLoader where PyTorch has the
+// knob; the rest describe the workload (sample shape, per-sample cost, kernel) and the GPU side
+// (streams, chunks, issue order), as in NVIDIA's copy/compute overlap experiment.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pinscope {
+
+// PyTorch pins with a separate thread that copies each collated batch into page-locked memory.
+// `direct` is the better design pinscope also offers: workers collate straight into pinned buffers.
+enum class PinMode { thread, direct };
+
+// How chunks of a batch are issued over the streams: per chunk (H2D, kernel, D2H of chunk 0, then of
+// chunk 1, ...) or breadth first (all copies, then all kernels, then all result copies).
+enum class IssueOrder { per_chunk, copies_first };
+
+enum class DeviceChoice { auto_detect, sim, cuda };
+
+// The samples are uint8 images of this shape, converted to normalised float32 while collating,
+// so a batch on the host and on the GPU holds batch_size * elements * 4 bytes.
+struct SampleShape {
+    std::vector<int64_t> dims{3, 224, 224};
+
+    int64_t elements() const;
+    std::string to_string() const;  // "3x224x224"
+    bool operator==(const SampleShape&) const = default;
+};
+
+struct PipelineConfig {
+    // DataLoader
+    int num_workers = 2;
+    std::optional<int> prefetch_factor;  // unset: PyTorch's default (2) when num_workers > 0
+    bool pin_memory = true;
+    PinMode pin_mode = PinMode::thread;
+    bool non_blocking = true;
+    bool in_order = true;
+    int batch_size = 64;
+
+    // Workload
+    SampleShape sample_shape;
+    double decode_us = 0;  // CPU work per sample (spins a core)
+    double io_us = 0;      // waiting per sample, as for storage or network reads (sleeps)
+    double kernel_us = 1000;
+    int64_t d2h_bytes = 4096;  // result copied back per batch
+    int64_t fail_at_sample = -1;  // the dataset raises on this sample index (to show worker errors)
+
+    // GPU side
+    int streams = 2;
+    int chunks = 1;
+    IssueOrder issue_order = IssueOrder::per_chunk;
+    DeviceChoice device = DeviceChoice::auto_detect;
+    std::string calibration;  // file the simulated GPU loads; empty: the built-in H100 figures
+
+    // Length of a run: whichever comes first; 0 means unbounded.
+    double seconds = 5;
+    int64_t batches = 0;
+    uint64_t seed = 0;
+
+    static constexpr int kDefaultPrefetchFactor = 2;
+
+    // What PyTorch would use: the set value, else 2 with workers, else 0 (no prefetch inline).
+    int effective_prefetch_factor() const;
+    int64_t sample_bytes() const { return sample_shape.elements() * 4; }
+    int64_t batch_bytes() const { return sample_bytes() * batch_size; }
+    int max_outstanding() const { return effective_prefetch_factor() * num_workers; }
+
+    bool operator==(const PipelineConfig&) const = default;
+};
+
+std::string_view to_string(PinMode mode);
+std::string_view to_string(IssueOrder order);
+std::string_view to_string(DeviceChoice device);
+std::optional<PinMode> parse_pin_mode(std::string_view text);
+std::optional<IssueOrder> parse_issue_order(std::string_view text);
+std::optional<DeviceChoice> parse_device_choice(std::string_view text);
+// "3x224x224" -> {3,224,224}; nullopt when malformed (validate() checks the values).
+std::optional<SampleShape> parse_sample_shape(std::string_view text);
+
+}  // namespace pinscope

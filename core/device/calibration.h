@@ -1,0 +1,63 @@
+#pragma once
+// Copy-engine figures measured on a real GPU: what the simulated GPU models and what `pinscope probe`
+// writes. The file format is JSON (format "pinscope-calibration/1"): keys "{h2d|d2h}_{pinned|pageable}_{N}MB"
+// under "copy_bandwidth_GBps" give GB/s (1e9 bytes/s) for copies of N MiB, plus "bidir_total_GBps"
+// and "host_memcpy_64MB_GBps". shared/anchors files have this shape too.
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/trace/span.h"
+
+namespace pinscope {
+
+enum class CopyDirection { h2d, d2h };
+
+class CalibrationError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Bandwidth of one direction and memory kind as a function of copy size.
+class CopyCurve {
+public:
+    struct Point {
+        double bytes;
+        double gbps;
+    };
+    CopyCurve() = default;
+    CopyCurve(std::vector<Point> points, double latency_us);
+
+    // Time a lone copy of `bytes` takes: interpolated in log(size) between measured sizes, flat beyond
+    // the largest, and falling linearly to the fixed latency below the smallest.
+    double seconds(double bytes) const;
+    double gbps(double bytes) const { return bytes / seconds(bytes) * 1e-9; }
+    const std::vector<Point>& points() const { return points_; }
+
+private:
+    std::vector<Point> points_;  // sorted by bytes
+    double latency_s_ = 0;
+};
+
+struct Calibration {
+    std::string name;
+    std::string measured_on;
+    std::string source;  // the file it came from, or "built in"
+    int copy_engines = 3;
+    double copy_latency_us = 0;
+    CopyCurve h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
+    double bidir_total_gbps = 0;  // both directions at once, summed
+    double host_memcpy_gbps = 0;  // one host thread copying memory
+
+    const CopyCurve& curve(CopyDirection direction, HostMemory memory) const;
+};
+
+// The H100 figures of assets/calibration/h100-sxm-pcie5.json, compiled in.
+const Calibration& builtin_calibration();
+Calibration calibration_from_json(const nlohmann::json& json, const std::string& source);
+Calibration load_calibration(const std::filesystem::path& path);
+
+}  // namespace pinscope

@@ -1,0 +1,210 @@
+#pragma once
+// The Device interface: what the pipeline needs from a GPU, and nothing more. Two implementations:
+// SimDevice (core/device/sim, a modelled GPU running in real time) and CudaDevice (core/device/cuda,
+// a real one, recorded by CUPTI). Rules of use:
+// - Resources are RAII handles (HostBuffer, DeviceBuffer, Stream, Event) that return themselves to the
+//   device that made them; the device must outlive every handle it gave out.
+// - Operations on one Stream run in issue order; across streams, only Events order them.
+// - A copy from pageable host memory holds the calling thread until the driver has staged it, even
+//   with non_blocking (as CUDA does). A copy from pinned memory with non_blocking returns at once.
+// - Every operation carries the batch id it belongs to, so GPU spans can be joined to host spans.
+// - The device records its GPU spans itself, on the lanes of the stream's index (h2d/kernel/d2h).
+// All methods may be called from any thread.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "core/trace/span.h"
+
+namespace pinscope {
+
+class Device;
+
+// A failure a user can act on: out of (pinned) memory, no GPU, a driver error. Bugs are assertions.
+class DeviceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct DeviceInfo {
+    std::string kind;          // "sim" or "cuda"
+    std::string name;          // e.g. "NVIDIA H100 80GB HBM3" or "simulated GPU (NVIDIA H100 ...)"
+    int copy_engines = 0;
+    double h2d_peak_gbps = 0;  // pinned H2D at large sizes: the link's practical peak
+    double d2h_peak_gbps = 0;
+    int64_t memory_bytes = 0;
+};
+
+class HostBuffer {
+public:
+    HostBuffer() = default;
+    HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
+    HostBuffer& operator=(HostBuffer&& other) noexcept;
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+    ~HostBuffer() { reset(); }
+
+    std::byte* data() const { return data_; }
+    size_t size() const { return size_; }
+    HostMemory memory() const { return memory_; }
+    bool pinned() const { return memory_ == HostMemory::pinned; }
+    explicit operator bool() const { return data_ != nullptr; }
+    void reset();
+
+private:
+    friend class Device;
+    Device* owner_ = nullptr;
+    std::byte* data_ = nullptr;
+    size_t size_ = 0;
+    HostMemory memory_ = HostMemory::none;
+};
+
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { reset(); }
+
+    void* data() const { return data_; }  // a device pointer (CUDA) or an opaque token (sim)
+    size_t size() const { return size_; }
+    explicit operator bool() const { return data_ != nullptr; }
+    void reset();
+
+private:
+    friend class Device;
+    Device* owner_ = nullptr;
+    void* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+// A stream (and an event) is an opaque handle value owned by the device: a cudaStream_t, or a
+// SimDevice slot number.
+class Stream {
+public:
+    Stream() = default;
+    Stream(Stream&& other) noexcept { *this = std::move(other); }
+    Stream& operator=(Stream&& other) noexcept;
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    ~Stream() { reset(); }
+
+    uintptr_t handle() const { return handle_; }
+    int index() const { return index_; }  // the lanes it draws on: "stream <index> H2D", ...
+    explicit operator bool() const { return owner_ != nullptr; }
+    void reset();
+
+private:
+    friend class Device;
+    Device* owner_ = nullptr;
+    uintptr_t handle_ = 0;
+    int index_ = 0;
+};
+
+class Event {
+public:
+    Event() = default;
+    Event(Event&& other) noexcept { *this = std::move(other); }
+    Event& operator=(Event&& other) noexcept;
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    ~Event() { reset(); }
+
+    uintptr_t handle() const { return handle_; }
+    explicit operator bool() const { return owner_ != nullptr; }
+    void reset();
+
+private:
+    friend class Device;
+    Device* owner_ = nullptr;
+    uintptr_t handle_ = 0;
+};
+
+// The work of one compute kernel: read `input_bytes` of the batch, write `output_bytes` of result,
+// last `duration_us` on the device.
+struct KernelWork {
+    const DeviceBuffer* input = nullptr;
+    size_t input_offset = 0;
+    size_t input_bytes = 0;
+    DeviceBuffer* output = nullptr;
+    size_t output_offset = 0;
+    size_t output_bytes = 0;
+    double duration_us = 0;
+    int64_t batch = kNoBatch;
+};
+
+// Live resources of one device; a rebuilt pipeline must bring every count back to where it was.
+struct DeviceResources {
+    int64_t host_buffers = 0;
+    int64_t pinned_bytes = 0;
+    int64_t pageable_bytes = 0;
+    int64_t device_buffers = 0;
+    int64_t device_bytes = 0;
+    int64_t streams = 0;
+    int64_t events = 0;
+};
+
+class Device {
+public:
+    virtual ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    virtual const DeviceInfo& info() const = 0;
+
+    // Memory. Throws DeviceError (with a message a user can act on) when the memory cannot be had.
+    HostBuffer allocate_host(size_t bytes, HostMemory memory);
+    DeviceBuffer allocate_device(size_t bytes);
+    Stream create_stream(int index);
+    Event create_event();
+
+    // Copies. `non_blocking` as in tensor.to(device, non_blocking=...): without it the call returns
+    // only when the copy is complete.
+    virtual void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
+                                size_t bytes, Stream& stream, bool non_blocking, int64_t batch) = 0;
+    virtual void copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset,
+                              size_t bytes, Stream& stream, bool non_blocking, int64_t batch) = 0;
+    virtual void launch_kernel(const KernelWork& work, Stream& stream) = 0;
+
+    // Order and completion.
+    virtual void record(Event& event, Stream& stream) = 0;       // completes when the stream's work so far does
+    virtual void wait(Stream& stream, const Event& event) = 0;   // later work on stream waits for event
+    virtual bool ready(const Event& event) = 0;                  // has it completed?
+    virtual void synchronize(const Event& event) = 0;            // host waits for it
+    virtual void synchronize(Stream& stream) = 0;
+    virtual void synchronize() = 0;                              // every stream
+
+    DeviceResources resources() const;
+
+protected:
+    Device() = default;
+
+    // Implementations provide the raw resources; the base class wraps them in handles and counts them.
+    virtual std::byte* raw_allocate_host(size_t bytes, HostMemory memory) = 0;
+    virtual void raw_free_host(std::byte* data, size_t bytes, HostMemory memory) = 0;
+    virtual void* raw_allocate_device(size_t bytes) = 0;
+    virtual void raw_free_device(void* data, size_t bytes) = 0;
+    virtual uintptr_t raw_create_stream(int index) = 0;
+    virtual void raw_destroy_stream(uintptr_t handle) = 0;
+    virtual uintptr_t raw_create_event() = 0;
+    virtual void raw_destroy_event(uintptr_t handle) = 0;
+
+private:
+    friend class HostBuffer;
+    friend class DeviceBuffer;
+    friend class Stream;
+    friend class Event;
+    void release(HostBuffer& buffer);
+    void release(DeviceBuffer& buffer);
+    void release(Stream& stream);
+    void release(Event& event);
+
+    std::atomic<int64_t> host_buffers_{0}, pinned_bytes_{0}, pageable_bytes_{0};
+    std::atomic<int64_t> device_buffers_{0}, device_bytes_{0}, streams_{0}, events_{0};
+};
+
+}  // namespace pinscope

@@ -1,0 +1,30 @@
+#pragma once
+// Waiting for a modelled GPU event that is microseconds away. A plain sleep overshoots by the kernel's
+// timer slack (50 us by default on Linux), longer than many copies take, so waits sleep most of the
+// way with the slack reduced and spin (yielding the core) for the rest.
+#include <thread>
+
+#include <sys/prctl.h>
+
+#include "core/trace/clock.h"
+
+namespace pinscope {
+
+// Per thread: asks the kernel to wake this thread within 1 us of the requested time.
+inline void reduce_timer_slack() {
+    thread_local bool reduced = false;
+    if (!reduced) {
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        reduced = true;
+    }
+}
+
+inline void sleep_until_ns(TimeNs deadline) {
+    constexpr TimeNs kSpinWindow = 30 * kNsPerUs;
+    reduce_timer_slack();
+    TimeNs now = now_ns();
+    if (deadline - now > kSpinWindow) std::this_thread::sleep_for(std::chrono::nanoseconds(deadline - now - kSpinWindow));
+    while (now_ns() < deadline) std::this_thread::yield();
+}
+
+}  // namespace pinscope

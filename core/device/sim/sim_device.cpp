@@ -1,0 +1,359 @@
+#include "core/device/sim/sim_device.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/device/sim/precise_sleep.h"
+
+namespace pinscope {
+namespace {
+
+constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+constexpr size_t kPageBytes = 4096;
+
+LaneKind lane_kind_of(int slot) { return slot == 0 ? LaneKind::h2d : slot == 1 ? LaneKind::kernel : LaneKind::d2h; }
+
+}  // namespace
+
+SimDevice::SimDevice(Trace& trace, Calibration calibration)
+    : calibration_(std::move(calibration)), trace_(trace), recorder_(trace.make_recorder()) {
+    info_.kind = "sim";
+    info_.name = "simulated GPU (" + calibration_.name + ")";
+    info_.copy_engines = calibration_.copy_engines;
+    info_.h2d_peak_gbps = calibration_.h2d_pinned.gbps(256.0 * 1024 * 1024);
+    info_.d2h_peak_gbps = calibration_.d2h_pinned.gbps(256.0 * 1024 * 1024);
+    info_.memory_bytes = 80LL << 30;
+    clock_ = now_ns();
+    device_thread_ = std::thread([this] { run_device_thread(); });
+}
+
+SimDevice::~SimDevice() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_device_.notify_all();
+    device_thread_.join();
+}
+
+// Memory ---------------------------------------------------------------------------------------------
+
+std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
+    const size_t rounded = std::max(kPageBytes, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
+    auto* data = static_cast<std::byte*>(std::aligned_alloc(kPageBytes, rounded));
+    if (!data)
+        throw DeviceError(fmt::format("cannot allocate {} MiB of {} host memory; use a smaller batch or fewer workers.",
+                                      bytes >> 20, host_memory_name(memory)));
+    // Page-locked memory is resident from the start (cudaHostAlloc touches every page); pageable is not.
+    if (memory == HostMemory::pinned) std::memset(data, 0, rounded);
+    return data;
+}
+
+void SimDevice::raw_free_host(std::byte* data, size_t, HostMemory) { std::free(data); }
+
+// Device memory is not backed: the model only needs sizes. The token is unique and never dereferenced.
+void* SimDevice::raw_allocate_device(size_t) {
+    std::lock_guard lock(mutex_);
+    return reinterpret_cast<void*>(next_handle_++ * kPageBytes);
+}
+
+void SimDevice::raw_free_device(void*, size_t) {}
+
+uintptr_t SimDevice::raw_create_stream(int index) {
+    SimStream stream;
+    stream.index = index;
+    for (int slot = 0; slot < 3; ++slot) stream.lanes[slot] = trace_.lanes().lane(lane_kind_of(slot), index);
+    std::lock_guard lock(mutex_);
+    const uintptr_t handle = next_handle_++;
+    streams_.emplace(handle, std::move(stream));
+    return handle;
+}
+
+void SimDevice::raw_destroy_stream(uintptr_t handle) {
+    Lock lock(mutex_);
+    auto it = streams_.find(handle);
+    assert(it != streams_.end());
+    // Like cudaStreamDestroy, work already issued still completes; here we wait for it so the model
+    // never holds ops of a stream that is gone.
+    if (!it->second.queue.empty()) wait_until_done(lock, Marker{handle, it->second.queue.back().seq});
+    streams_.erase(handle);
+}
+
+uintptr_t SimDevice::raw_create_event() {
+    std::lock_guard lock(mutex_);
+    const uintptr_t handle = next_handle_++;
+    events_.emplace(handle, Marker{});
+    return handle;
+}
+
+void SimDevice::raw_destroy_event(uintptr_t handle) {
+    std::lock_guard lock(mutex_);
+    events_.erase(handle);
+}
+
+// Work -----------------------------------------------------------------------------------------------
+
+SimDevice::SimStream& SimDevice::stream_of(const Stream& stream) {
+    auto it = streams_.find(stream.handle());
+    assert(it != streams_.end() && "stream used after it was destroyed, or from another device");
+    return it->second;
+}
+
+uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
+    advance_to(now_ns());
+    SimStream& s = stream_of(stream);
+    op.seq = s.next_seq++;
+    op.ticket = next_ticket_++;
+    s.queue.push_back(op);
+    advance_to(clock_);  // starts it at once if its engine is free
+    const TimeNs next = next_completion();
+    if (next != kNever && (device_thread_deadline_ == 0 || next < device_thread_deadline_)) wake_device_.notify_one();
+    return op.seq;
+}
+
+void SimDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
+                               size_t bytes, Stream& stream, bool non_blocking, int64_t batch) {
+    assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
+    (void)dst, (void)dst_offset, (void)src_offset;
+    Op op;
+    op.kind = OpKind::h2d;
+    op.memory = src.memory();
+    op.bytes = static_cast<double>(bytes);
+    op.batch = batch;
+    Lock lock(mutex_);
+    const uint64_t seq = enqueue(lock, stream, op);
+    // Pageable memory must be staged by the driver through a bounce buffer: the caller is held.
+    if (!non_blocking || !src.pinned()) wait_until_done(lock, Marker{stream.handle(), seq});
+}
+
+void SimDevice::copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset,
+                             size_t bytes, Stream& stream, bool non_blocking, int64_t batch) {
+    assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
+    (void)dst_offset, (void)src, (void)src_offset;
+    Op op;
+    op.kind = OpKind::d2h;
+    op.memory = dst.memory();
+    op.bytes = static_cast<double>(bytes);
+    op.batch = batch;
+    Lock lock(mutex_);
+    const uint64_t seq = enqueue(lock, stream, op);
+    if (!non_blocking || !dst.pinned()) wait_until_done(lock, Marker{stream.handle(), seq});
+}
+
+void SimDevice::launch_kernel(const KernelWork& work, Stream& stream) {
+    Op op;
+    op.kind = OpKind::kernel;
+    op.bytes = static_cast<double>(work.input_bytes);
+    op.duration = us_to_ns(work.duration_us);
+    op.batch = work.batch;
+    Lock lock(mutex_);
+    enqueue(lock, stream, op);
+}
+
+void SimDevice::record(Event& event, Stream& stream) {
+    Op op;
+    op.kind = OpKind::record;
+    Lock lock(mutex_);
+    const uint64_t seq = enqueue(lock, stream, op);
+    events_[event.handle()] = Marker{stream.handle(), seq};
+}
+
+void SimDevice::wait(Stream& stream, const Event& event) {
+    Op op;
+    op.kind = OpKind::wait;
+    Lock lock(mutex_);
+    op.awaited = events_.at(event.handle());  // the event as recorded now, as cudaStreamWaitEvent does
+    enqueue(lock, stream, op);
+}
+
+bool SimDevice::ready(const Event& event) {
+    std::lock_guard lock(mutex_);
+    advance_to(now_ns());
+    return done(events_.at(event.handle()));
+}
+
+void SimDevice::synchronize(const Event& event) {
+    Lock lock(mutex_);
+    wait_until_done(lock, events_.at(event.handle()));
+}
+
+void SimDevice::synchronize(Stream& stream) {
+    Lock lock(mutex_);
+    SimStream& s = stream_of(stream);
+    wait_until_done(lock, Marker{stream.handle(), s.next_seq - 1});
+}
+
+void SimDevice::synchronize() {
+    Lock lock(mutex_);
+    std::vector<Marker> last;
+    for (const auto& [handle, s] : streams_) last.push_back(Marker{handle, s.next_seq - 1});
+    for (const Marker& m : last) wait_until_done(lock, m);
+}
+
+// The model --------------------------------------------------------------------------------------------
+
+bool SimDevice::done(const Marker& marker) const {
+    if (marker.stream == 0) return true;
+    auto it = streams_.find(marker.stream);
+    return it == streams_.end() || it->second.done_seq >= marker.seq;
+}
+
+void SimDevice::wait_until_done(Lock& lock, const Marker& marker) {
+    for (;;) {
+        advance_to(now_ns());
+        if (done(marker)) return;
+        const TimeNs next = next_completion();
+        lock.unlock();
+        // Nothing running means the marker waits behind work another thread has yet to issue; the
+        // next enqueue advances the model, so polling at a coarse interval is enough.
+        sleep_until_ns(next == kNever ? now_ns() + 200 * kNsPerUs : next);
+        lock.lock();
+    }
+}
+
+void SimDevice::advance_to(TimeNs now) {
+    now = std::max(now, clock_);
+    for (;;) {
+        start_ready_ops();
+        update_rates();
+        const TimeNs next = next_completion();
+        const TimeNs until = std::min(next, now);
+        const double dt = static_cast<double>(until - clock_);
+        if (dt > 0)
+            for (auto& [handle, s] : streams_)
+                if (!s.queue.empty() && s.queue.front().running && s.queue.front().kind != OpKind::kernel)
+                    s.queue.front().remaining -= s.queue.front().rate * dt;
+        clock_ = until;
+        if (next > now) return;
+        for (auto& [handle, s] : streams_) {
+            if (s.queue.empty() || !s.queue.front().running) continue;
+            const Op& op = s.queue.front();
+            const bool finished = op.kind == OpKind::kernel ? op.start + op.duration <= clock_
+                                                            : op.remaining <= op.rate * 0.5;  // under half a ns left
+            if (finished) complete(s);
+        }
+    }
+}
+
+void SimDevice::start_ready_ops() {
+    for (bool changed = true; changed;) {
+        changed = false;
+        // Engines go to ready work in issue order, across streams.
+        std::vector<std::pair<uint64_t, SimStream*>> ready;
+        for (auto& [handle, s] : streams_)
+            if (!s.queue.empty() && !s.queue.front().running) ready.emplace_back(s.queue.front().ticket, &s);
+        std::sort(ready.begin(), ready.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& [ticket, s] : ready) {
+            Op& op = s->queue.front();
+            switch (op.kind) {
+                case OpKind::record: complete(*s), changed = true; break;
+                case OpKind::wait:
+                    if (done(op.awaited)) complete(*s), changed = true;
+                    break;
+                case OpKind::kernel:
+                    if (kernel_running_) break;
+                    kernel_running_ = true;
+                    op.running = true;
+                    op.start = clock_;
+                    break;
+                case OpKind::h2d:
+                case OpKind::d2h: {
+                    if (copies_running_ >= calibration_.copy_engines) break;
+                    ++copies_running_;
+                    op.running = true;
+                    op.start = clock_;
+                    op.remaining = op.bytes;
+                    const auto direction = op.kind == OpKind::h2d ? CopyDirection::h2d : CopyDirection::d2h;
+                    const double seconds = calibration_.curve(direction, op.memory).seconds(op.bytes);
+                    op.solo_rate = std::max(op.bytes, 1.0) / (seconds * 1e9);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+// Copies in one direction share that direction's link (no more than the best of them alone would
+// get); both directions together are held to the measured bidirectional total.
+void SimDevice::update_rates() {
+    double demand[2] = {0, 0}, capacity[2] = {0, 0};
+    std::vector<Op*> copies;
+    for (auto& [handle, s] : streams_) {
+        if (s.queue.empty() || !s.queue.front().running || s.queue.front().kind == OpKind::kernel) continue;
+        Op& op = s.queue.front();
+        const int d = op.kind == OpKind::h2d ? 0 : 1;
+        demand[d] += op.solo_rate;
+        capacity[d] = std::max(capacity[d], op.solo_rate);
+        copies.push_back(&op);
+    }
+    if (copies.empty()) return;
+    double scale[2];
+    double granted = 0;
+    for (int d = 0; d < 2; ++d) {
+        scale[d] = demand[d] > capacity[d] ? capacity[d] / demand[d] : 1.0;
+        granted += demand[d] * scale[d];
+    }
+    const double bidir = calibration_.bidir_total_gbps;  // GB/s == bytes/ns
+    const double shared = granted > bidir && demand[0] > 0 && demand[1] > 0 ? bidir / granted : 1.0;
+    for (Op* op : copies) op->rate = op->solo_rate * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
+}
+
+TimeNs SimDevice::next_completion() const {
+    TimeNs next = kNever;
+    for (const auto& [handle, s] : streams_) {
+        if (s.queue.empty() || !s.queue.front().running) continue;
+        const Op& op = s.queue.front();
+        const TimeNs end = op.kind == OpKind::kernel
+                               ? op.start + op.duration
+                               : clock_ + static_cast<TimeNs>(std::ceil(std::max(0.0, op.remaining) / op.rate));
+        next = std::min(next, end);
+    }
+    return next;
+}
+
+void SimDevice::complete(SimStream& s) {
+    const Op op = s.queue.front();
+    s.queue.pop_front();
+    s.done_seq = op.seq;
+    if (op.kind == OpKind::record || op.kind == OpKind::wait) return;
+    Span span;
+    span.start = op.start;
+    span.end = clock_;
+    span.batch = op.batch;
+    span.bytes = static_cast<uint64_t>(op.bytes);
+    span.memory = op.memory;
+    if (op.kind == OpKind::kernel) {
+        kernel_running_ = false;
+        span.kind = SpanKind::kernel;
+        span.lane = s.lanes[1];
+    } else {
+        --copies_running_;
+        span.kind = op.kind == OpKind::h2d ? SpanKind::h2d : SpanKind::d2h;
+        span.lane = s.lanes[op.kind == OpKind::h2d ? 0 : 2];
+    }
+    recorder_->span(span);
+}
+
+void SimDevice::run_device_thread() {
+    reduce_timer_slack();
+    Lock lock(mutex_);
+    while (!stopping_) {
+        advance_to(now_ns());
+        const TimeNs next = next_completion();
+        if (next == kNever) {
+            device_thread_deadline_ = 0;
+            wake_device_.wait(lock);
+        } else {
+            device_thread_deadline_ = next;
+            wake_device_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(next)));
+        }
+    }
+}
+
+}  // namespace pinscope

@@ -1,0 +1,120 @@
+#pragma once
+// A modelled GPU that runs in real time. It has `copy_engines` copy engines and one compute engine;
+// copies move at the calibrated bandwidth for their size, direction and host memory kind; copies in one
+// direction share that direction's link, and both directions together share `bidir_total_gbps`.
+// Kernels occupy the compute engine for their duration, one at a time.
+//
+// How time advances: the model is a fluid simulation with a cursor. Any call first advances the model
+// to now_ns() (completing what has finished, starting what has become ready), so a caller never waits
+// for another thread to notice the time. The device's own thread advances it at the next completion
+// time, so GPU spans appear on time in a live view even when no host thread calls in.
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "core/device/calibration.h"
+#include "core/device/device.h"
+#include "core/trace/trace.h"
+
+namespace pinscope {
+
+class SimDevice final : public Device {
+public:
+    SimDevice(Trace& trace, Calibration calibration = builtin_calibration());
+    ~SimDevice() override;
+
+    const DeviceInfo& info() const override { return info_; }
+    const Calibration& calibration() const { return calibration_; }
+
+    void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset, size_t bytes,
+                        Stream& stream, bool non_blocking, int64_t batch) override;
+    void copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset, size_t bytes,
+                      Stream& stream, bool non_blocking, int64_t batch) override;
+    void launch_kernel(const KernelWork& work, Stream& stream) override;
+
+    void record(Event& event, Stream& stream) override;
+    void wait(Stream& stream, const Event& event) override;
+    bool ready(const Event& event) override;
+    void synchronize(const Event& event) override;
+    void synchronize(Stream& stream) override;
+    void synchronize() override;
+
+protected:
+    std::byte* raw_allocate_host(size_t bytes, HostMemory memory) override;
+    void raw_free_host(std::byte* data, size_t bytes, HostMemory memory) override;
+    void* raw_allocate_device(size_t bytes) override;
+    void raw_free_device(void* data, size_t bytes) override;
+    uintptr_t raw_create_stream(int index) override;
+    void raw_destroy_stream(uintptr_t handle) override;
+    uintptr_t raw_create_event() override;
+    void raw_destroy_event(uintptr_t handle) override;
+
+private:
+    enum class OpKind { h2d, d2h, kernel, record, wait };
+
+    // A point in a stream's order: done when the stream has completed op `seq`.
+    struct Marker {
+        uintptr_t stream = 0;  // 0: never recorded, which counts as done (as in CUDA)
+        uint64_t seq = 0;
+    };
+
+    struct Op {
+        uint64_t seq = 0;
+        uint64_t ticket = 0;  // global issue order: engines are granted first come, first served
+        OpKind kind = OpKind::kernel;
+        HostMemory memory = HostMemory::none;
+        double bytes = 0;
+        TimeNs duration = 0;   // kernels
+        int64_t batch = kNoBatch;
+        Marker awaited;        // waits
+        bool running = false;
+        TimeNs start = 0;
+        double remaining = 0;  // bytes left to move (copies)
+        double solo_rate = 0;  // bytes/ns this copy would get alone
+        double rate = 0;       // bytes/ns it gets now
+    };
+
+    struct SimStream {
+        int index = 0;
+        LaneId lanes[3] = {kNoLane, kNoLane, kNoLane};  // h2d, kernel, d2h
+        uint64_t next_seq = 1;
+        uint64_t done_seq = 0;
+        std::deque<Op> queue;  // front is the oldest not yet completed
+    };
+
+    using Lock = std::unique_lock<std::mutex>;
+
+    uint64_t enqueue(Lock& lock, Stream& stream, Op op);  // returns the op's seq
+    void advance_to(TimeNs now);
+    void start_ready_ops();
+    void update_rates();
+    TimeNs next_completion() const;  // earliest end among running ops; INT64_MAX if none
+    void complete(SimStream& stream);
+    bool done(const Marker& marker) const;
+    void wait_until_done(Lock& lock, const Marker& marker);
+    void run_device_thread();
+    SimStream& stream_of(const Stream& stream);
+
+    Calibration calibration_;
+    DeviceInfo info_;
+    Trace& trace_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_device_;
+    std::shared_ptr<Recorder> recorder_;  // single producer: only used under mutex_
+    TimeNs clock_ = 0;                     // the model's time cursor
+    uint64_t next_ticket_ = 1;
+    uintptr_t next_handle_ = 1;
+    std::unordered_map<uintptr_t, SimStream> streams_;
+    std::unordered_map<uintptr_t, Marker> events_;
+    int copies_running_ = 0;
+    bool kernel_running_ = false;
+    TimeNs device_thread_deadline_ = 0;  // when the device thread plans to wake; 0 when idle
+    bool stopping_ = false;
+    std::thread device_thread_;
+};
+
+}  // namespace pinscope

@@ -1,0 +1,80 @@
+#pragma once
+// What the trace records: spans (something a thread or an engine did from start to end) and counter
+// samples (a level that changes over time). Both are plain values, small enough to copy around freely.
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "core/trace/clock.h"
+
+namespace pinscope {
+
+using LaneId = uint16_t;
+constexpr LaneId kNoLane = 0xFFFF;
+constexpr int64_t kNoBatch = -1;
+
+enum class SpanKind : uint8_t {
+    fetch,  // a worker (or the main thread with num_workers=0) builds one batch: read, decode, collate
+    pin,    // a batch is copied into page-locked memory (PyTorch's pin thread, or inline)
+    wait,   // the train loop waits for the next batch from the loader
+    stage,  // a host thread is held inside a pageable copy while the driver stages it
+    sync,   // a host thread waits for the GPU (a blocking copy, an event, a full stream)
+    h2d,    // host-to-device copy on a copy engine
+    kernel, // the compute kernel of one batch (or one chunk of it)
+    d2h,    // device-to-host copy of the result
+    count
+};
+constexpr int kSpanKindCount = static_cast<int>(SpanKind::count);
+
+constexpr std::array<std::string_view, kSpanKindCount> kSpanKindNames = {
+    "fetch", "pin", "wait", "stage", "sync", "h2d", "kernel", "d2h"};
+
+inline std::string_view span_kind_name(SpanKind kind) { return kSpanKindNames[static_cast<int>(kind)]; }
+
+// Which host memory a copy touched. Pageable copies are the lesson of the whole tool, so every span
+// that moves bytes says which it was.
+enum class HostMemory : uint8_t { none, pageable, pinned };
+
+inline std::string_view host_memory_name(HostMemory m) {
+    switch (m) {
+        case HostMemory::pageable: return "pageable";
+        case HostMemory::pinned: return "pinned";
+        case HostMemory::none: break;
+    }
+    return "";
+}
+
+struct Span {
+    TimeNs start = 0;
+    TimeNs end = 0;
+    int64_t batch = kNoBatch;
+    uint64_t bytes = 0;
+    LaneId lane = kNoLane;
+    SpanKind kind = SpanKind::fetch;
+    HostMemory memory = HostMemory::none;
+
+    TimeNs duration() const { return end - start; }
+};
+
+enum class CounterKind : uint8_t {
+    outstanding_batches,  // dispatched to workers and not yet handed to the train loop
+    reorder_depth,        // batches that arrived early and wait in the reorder buffer
+    pinned_bytes,         // page-locked host memory held by the pipeline's pools
+    count
+};
+constexpr int kCounterKindCount = static_cast<int>(CounterKind::count);
+
+constexpr std::array<std::string_view, kCounterKindCount> kCounterKindNames = {
+    "outstanding batches", "reorder buffer depth", "pinned bytes in use"};
+
+inline std::string_view counter_kind_name(CounterKind kind) {
+    return kCounterKindNames[static_cast<int>(kind)];
+}
+
+struct CounterSample {
+    TimeNs time = 0;
+    double value = 0;
+    CounterKind kind = CounterKind::outstanding_batches;
+};
+
+}  // namespace pinscope

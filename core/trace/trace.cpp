@@ -1,0 +1,53 @@
+#include "core/trace/trace.h"
+
+#include <algorithm>
+
+namespace pinscope {
+
+std::shared_ptr<Recorder> Trace::make_recorder() {
+    auto recorder = std::make_shared<Recorder>();
+    std::lock_guard lock(mutex_);
+    recorders_.push_back(recorder);
+    return recorder;
+}
+
+void Trace::collect(TraceStore& store) {
+    std::vector<std::shared_ptr<Recorder>> recorders;
+    {
+        std::lock_guard lock(mutex_);
+        recorders = recorders_;
+    }
+    store.set_lanes(lanes_.snapshot());
+    for (const auto& recorder : recorders)
+        recorder->drain([&](const Span& span) { store.add(span); },
+                        [&](const CounterSample& sample) { store.add(sample); });
+
+    // Forget recorders whose owners are gone and that hold nothing more.
+    std::lock_guard lock(mutex_);
+    std::erase_if(recorders_, [this](const std::shared_ptr<Recorder>& r) {
+        // use_count 2: ours in recorders_ and the copy in `recorders` above, which is still alive.
+        if (r.use_count() > 2 || !r->empty()) return false;
+        dropped_by_retired_ += r->dropped();
+        return true;
+    });
+}
+
+uint64_t Trace::dropped() const {
+    std::lock_guard lock(mutex_);
+    uint64_t total = dropped_by_retired_.load();
+    for (const auto& r : recorders_) total += r->dropped();
+    return total;
+}
+
+void Gauge::add(double delta) {
+    std::lock_guard lock(mutex_);
+    value_ += delta;
+    recorder_->counter(kind_, value_);
+}
+
+double Gauge::value() const {
+    std::lock_guard lock(mutex_);
+    return value_;
+}
+
+}  // namespace pinscope

@@ -1,0 +1,53 @@
+#pragma once
+// The hub that producers and the consumer share: the lane registry and the list of recorders.
+// Producers get a Recorder each (make_recorder, once per thread, under a lock); after that they record
+// without locks. One consumer calls collect() to move everything recorded into its TraceStore.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/trace/lanes.h"
+#include "core/trace/recorder.h"
+#include "core/trace/trace_store.h"
+
+namespace pinscope {
+
+class Trace {
+public:
+    LaneRegistry& lanes() { return lanes_; }
+
+    // The caller holds the recorder for as long as it records; once it lets go and the recorder is
+    // drained, collect() forgets it.
+    std::shared_ptr<Recorder> make_recorder();
+
+    // Moves every recorded span and counter sample into `store` and refreshes its lanes.
+    // Call from one consumer thread at a time.
+    void collect(TraceStore& store);
+
+    // Spans and samples lost because a recorder's ring was full when the consumer was late.
+    uint64_t dropped() const;
+
+private:
+    LaneRegistry lanes_;
+    mutable std::mutex mutex_;  // guards recorders_, never taken on the recording path
+    std::vector<std::shared_ptr<Recorder>> recorders_;
+    std::atomic<uint64_t> dropped_by_retired_{0};
+};
+
+// A level shared by several threads (pinned bytes in use): updates are serialised by a mutex, which
+// also makes its recorder single-producer. Used where updates are rare (per buffer, not per sample).
+class Gauge {
+public:
+    Gauge(Trace& trace, CounterKind kind) : recorder_(trace.make_recorder()), kind_(kind) {}
+    void add(double delta);
+    double value() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::shared_ptr<Recorder> recorder_;
+    CounterKind kind_;
+    double value_ = 0;
+};
+
+}  // namespace pinscope
