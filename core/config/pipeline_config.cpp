@@ -66,7 +66,9 @@ std::optional<SampleShape> parse_sample_shape(std::string_view text) {
         const std::string_view part = text.substr(0, x);
         int64_t value = 0;
         auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
-        if (part.empty() || ec != std::errc{} || end != part.data() + part.size()) return std::nullopt;
+        // Digits only: a sign or a space is a typo, not a size.
+        if (part.empty() || part[0] < '0' || part[0] > '9') return std::nullopt;
+        if (ec != std::errc{} || end != part.data() + part.size()) return std::nullopt;
         shape.dims.push_back(value);
         if (x == std::string_view::npos) break;
         text.remove_prefix(x + 1);

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "core/device/sim/precise_sleep.h"
+#include "core/trace/precise_sleep.h"
 
 namespace pinscope {
 namespace {

@@ -19,6 +19,13 @@ inline void reduce_timer_slack() {
     }
 }
 
+// For waits that model waiting (io_us): no spinning, so the core stays free for others.
+inline void sleep_for_ns(TimeNs duration) {
+    reduce_timer_slack();
+    if (duration > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(duration));
+}
+
+// For waits on the modelled GPU, where a late wake-up would delay the pipeline.
 inline void sleep_until_ns(TimeNs deadline) {
     constexpr TimeNs kSpinWindow = 30 * kNsPerUs;
     reduce_timer_slack();

@@ -1,0 +1,86 @@
+#include "app/cli/bench_command.h"
+
+#include <iostream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/usage_error.h"
+#include "core/pipeline/session.h"
+
+namespace pinscope {
+namespace {
+
+struct BenchCase {
+    const char* name;
+    int num_workers;
+    bool pin_memory;
+    PinMode pin_mode;
+};
+
+// Zero-cost samples (one float each), no decode, no io, zero-time kernels, no result copy.
+PipelineConfig zero_cost(const BenchCase& c, double seconds) {
+    PipelineConfig config;
+    config.device = DeviceChoice::sim;
+    config.num_workers = c.num_workers;
+    config.pin_memory = c.pin_memory;
+    config.pin_mode = c.pin_mode;
+    config.batch_size = 64;
+    config.sample_shape.dims = {1};
+    config.kernel_us = 0;
+    config.d2h_bytes = 0;
+    config.streams = 2;
+    config.seconds = seconds;
+    return config;
+}
+
+struct BenchResult {
+    int64_t batches = 0;
+    double seconds = 0;
+    double batches_per_s() const { return seconds > 0 ? static_cast<double>(batches) / seconds : 0; }
+};
+
+BenchResult run_case(const PipelineConfig& config) {
+    Session session(config);
+    TraceStore store;  // collected as the app would, so recording costs are included
+    session.start();
+    while (!session.wait(100 * kNsPerMs)) session.trace().collect(store);
+    session.trace().collect(store);
+    const SessionStatus status = session.status();
+    if (status.state == SessionState::failed) throw std::runtime_error(status.error);
+    return {status.batches, ns_to_s(status.elapsed)};
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+    CLI::App* cmd = app.add_subcommand("bench", "Measure the engine itself: batches/s with zero-cost work on the simulated GPU");
+    auto seconds = std::make_shared<double>(2.0);
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("--seconds", *seconds, "Seconds per case")->capture_default_str()->check(CLI::Range(0.1, 600.0));
+    cmd->add_flag("--json", *json, "Print the results as one JSON object");
+    return {cmd, [seconds, json] {
+                const std::vector<BenchCase> cases = {
+                    {"inline (num_workers=0), pinned", 0, true, PinMode::thread},
+                    {"2 workers, pin thread", 2, true, PinMode::thread},
+                    {"2 workers, pinned direct", 2, true, PinMode::direct},
+                    {"4 workers, pageable", 4, false, PinMode::thread},
+                };
+                nlohmann::json results = nlohmann::json::array();
+                if (!*json)
+                    fmt::print("engine benchmark: zero-cost samples, zero-time kernels, simulated GPU, {} s per case, {} cores\n",
+                               *seconds, std::thread::hardware_concurrency());
+                for (const BenchCase& c : cases) {
+                    const BenchResult r = run_case(zero_cost(c, *seconds));
+                    results.push_back({{"case", c.name}, {"batches", r.batches}, {"batches_per_s", r.batches_per_s()}});
+                    if (!*json)
+                        fmt::print("  {:<34} {:>10.0f} batches/s  {:>7.1f} us/batch\n", c.name, r.batches_per_s(),
+                                   r.batches ? 1e6 / r.batches_per_s() : 0.0);
+                }
+                if (*json) std::cout << nlohmann::json{{"bench", results}}.dump() << std::endl;
+                return kExitOk;
+            }};
+}
+
+}  // namespace pinscope

@@ -1,0 +1,138 @@
+#include "app/cli/run_command.h"
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "app/cli/run_report.h"
+#include "app/cli/usage_error.h"
+#include "core/config/config_json.h"
+#include "core/device/calibration.h"
+#include "core/io/chrome_trace.h"
+
+namespace pinscope {
+namespace {
+
+constexpr int kExitInterrupted = 130;  // the shell's convention for a run stopped by Ctrl-C
+std::atomic<bool> g_interrupted{false};
+
+void on_interrupt(int) { g_interrupted = true; }
+
+// Metrics start when the first batch reaches the GPU, so thread start-up and the first pinned
+// allocations do not count against a configuration (PyTorch's steady rate is measured the same way).
+TimeNs first_batch_time(const TraceStore& store) {
+    TimeNs first = 0;
+    for (const LaneInfo& lane : store.lanes()) {
+        if (lane.kind != LaneKind::h2d) continue;
+        auto spans = store.spans(lane.id);
+        if (!spans.empty() && (first == 0 || spans.front().start < first)) first = spans.front().start;
+    }
+    return first;
+}
+
+void print_progress(const SessionStatus& status, const PipelineConfig& config, double samples_per_s) {
+    std::string target = config.seconds > 0 ? fmt::format("/{:.1f} s", config.seconds) : " s";
+    if (config.batches > 0) target += fmt::format(", {}/{} batches", status.batches, config.batches);
+    else target += fmt::format(", {} batches", status.batches);
+    fmt::print(stderr, "\r\033[K[{:.1f}{}] {:.0f} samples/s", ns_to_s(status.elapsed), target, samples_per_s);
+}
+
+}  // namespace
+
+void check_writable(const std::filesystem::path& file, const char* option) {
+    const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
+    if (!std::filesystem::is_directory(folder) || ::access(folder.c_str(), W_OK) != 0)
+        throw UsageError(fmt::format("{} {}: cannot write there; the folder {} must exist and be writable.", option,
+                                     file.string(), folder.string()));
+}
+
+// The session, or a UsageError when the device asked for cannot be had (--device cuda without a GPU,
+// an unreadable --calibration file): those are bad input, not failures of the run.
+std::unique_ptr<Session> open_session(const PipelineConfig& config) {
+    try {
+        return std::make_unique<Session>(config);
+    } catch (const DeviceError& e) {
+        throw UsageError(e.what());
+    } catch (const CalibrationError& e) {
+        throw UsageError(fmt::format("--calibration: {}", e.what()));
+    }
+}
+
+int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
+    std::unique_ptr<Session> owned = open_session(config);
+    Session& session = *owned;
+    const bool show_progress = output.progress && !output.json && ::isatty(STDERR_FILENO);
+    if (!output.json) fmt::print(stderr, "device: {} ({})\n", session.status().device.name, session.status().device_why);
+
+    g_interrupted = false;
+    auto previous = std::signal(SIGINT, on_interrupt);
+    TraceStore store;
+    session.start();
+    int64_t last_batches = 0;
+    TimeNs last_time = now_ns();
+    while (!session.wait(200 * kNsPerMs)) {
+        session.trace().collect(store);  // keeps the recorders' rings from overflowing
+        if (g_interrupted) session.stop();
+        if (!show_progress) continue;
+        const SessionStatus status = session.status();
+        const TimeNs now = now_ns();
+        const double rate = static_cast<double>(status.batches - last_batches) * config.batch_size / ns_to_s(now - last_time);
+        last_batches = status.batches;
+        last_time = now;
+        print_progress(status, config, rate);
+    }
+    std::signal(SIGINT, previous);
+    if (show_progress) fmt::print(stderr, "\r\033[K");
+
+    session.trace().collect(store);
+    RunReport report;
+    report.status = session.status();
+    report.metrics = compute_metrics(store, config.batch_size, MetricsWindow{first_batch_time(store), store.last_time()});
+    report.dropped_spans = session.trace().dropped();
+    report.evicted_spans = store.evicted_spans();
+
+    if (output.json) std::cout << report_json(report).dump() << std::endl;
+    else print_report(std::cout, report);
+
+    if (!output.trace_file.empty()) {
+        ExportInfo info;
+        info.device_name = report.status.device.name;
+        info.config = config_to_json(report.status.config);
+        info.metrics = metrics_json(report.metrics);
+        save_chrome_trace(output.trace_file, store, info);
+        if (!output.json) fmt::print(stderr, "trace: {} ({} spans)\n", output.trace_file.string(), store.span_count());
+    }
+
+    switch (report.status.state) {
+        case SessionState::failed: fmt::print(stderr, "pinscope: {}\n", report.status.error); return kExitFailure;
+        case SessionState::stopped: return kExitInterrupted;
+        default: return kExitOk;
+    }
+}
+
+Command add_run_command(CLI::App& app) {
+    CLI::App* cmd = app.add_subcommand("run", "Run a pipeline headless and print a summary");
+    auto options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
+    auto output = std::make_shared<HeadlessOutput>();
+    auto save_config_file = std::make_shared<std::string>();
+    cmd->add_option("--trace", output->trace_file, "Write the trace as Chrome Trace JSON (Perfetto, chrome://tracing)")
+        ->option_text("FILE")->group("Output");
+    cmd->add_flag("--json", output->json, "Print the summary as one JSON object on stdout")->group("Output");
+    cmd->add_option("--save-config", *save_config_file, "Write the resolved config to a JSON file and exit")
+        ->option_text("FILE")->group("Output");
+    return {cmd, [options, output, save_config_file] {
+                const PipelineConfig config = options->resolve();
+                if (!save_config_file->empty()) {
+                    check_writable(*save_config_file, "--save-config");
+                    save_config(*save_config_file, config);
+                    return kExitOk;
+                }
+                if (!output->trace_file.empty()) check_writable(output->trace_file, "--trace");
+                return run_headless(config, *output);
+            }};
+}
+
+}  // namespace pinscope

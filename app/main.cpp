@@ -1,0 +1,64 @@
+// pinscope: the command line and, with no command, the desktop app.
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/cli/bench_command.h"
+#include "app/cli/info_command.h"
+#include "app/cli/run_command.h"
+#include "app/cli/usage_error.h"
+#include "app/default_command.h"
+
+using namespace pinscope;
+
+namespace {
+
+// "pinscope run" when the failing arguments belong to a subcommand, else "pinscope".
+std::string command_name(int argc, char** argv, const std::vector<Command>& commands) {
+    for (const Command& c : commands)
+        if (argc > 1 && c.parser->get_name() == argv[1]) return "pinscope " + c.parser->get_name();
+    return "pinscope";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"pinscope: a lab for how training data travels from host memory to a GPU.\n"
+                 "With no command it opens the desktop app (or, without a display, runs the headless demo).",
+                 "pinscope"};
+    app.set_version_flag("--version", PINSCOPE_VERSION);
+    app.require_subcommand(0, 1);
+    std::vector<Command> commands = {add_run_command(app), add_bench_command(app), add_info_command(app)};
+    add_platform_commands(app, commands);
+    for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        const std::string name = command_name(argc, argv, commands);
+        fmt::print(stderr, "{}: {}; see `{} --help`.\n", name, e.what(), name);
+        return kExitUsage;
+    }
+
+    try {
+        for (const Command& c : commands)
+            if (c.parser->parsed()) return c.run();
+        return run_default_command();
+    } catch (const UsageError& e) {
+        fmt::print(stderr, "{}: {}\n", command_name(argc, argv, commands), e.what());
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "{}: error: {}\n", command_name(argc, argv, commands), e.what());
+        return kExitFailure;
+    }
+}

@@ -1,0 +1,40 @@
+#include "core/device/device_factory.h"
+
+#include "core/device/calibration.h"
+#include "core/device/sim/sim_device.h"
+#if PINSCOPE_HAVE_CUDA
+#include "core/device/cuda/cuda_device.h"
+#endif
+
+namespace pinscope {
+
+bool cuda_built() { return PINSCOPE_HAVE_CUDA != 0; }
+
+int cuda_device_count(std::string* reason) {
+#if PINSCOPE_HAVE_CUDA
+    return cuda_usable_device_count(reason);
+#else
+    if (reason) *reason = "this build has no CUDA support (the CUDA toolkit was not found when it was built)";
+    return 0;
+#endif
+}
+
+DeviceSelection make_device(DeviceChoice choice, Trace& trace, const std::string& calibration_file) {
+    std::string no_gpu;
+    if (choice != DeviceChoice::sim && cuda_device_count(&no_gpu) > 0) {
+#if PINSCOPE_HAVE_CUDA
+        auto device = make_cuda_device(trace);
+        std::string why = choice == DeviceChoice::cuda ? "asked for with --device cuda" : "a CUDA GPU and driver are present";
+        return {std::move(device), std::move(why)};
+#endif
+    }
+    if (choice == DeviceChoice::cuda)
+        throw DeviceError("--device cuda: no usable CUDA GPU: " + no_gpu + "; use --device sim for the simulated GPU.");
+
+    Calibration calibration = calibration_file.empty() ? builtin_calibration() : load_calibration(calibration_file);
+    std::string why = choice == DeviceChoice::sim ? "asked for with --device sim" : "no CUDA GPU: " + no_gpu;
+    why += "; calibration: " + (calibration_file.empty() ? calibration.name + " (built in)" : calibration_file);
+    return {std::make_unique<SimDevice>(trace, std::move(calibration)), std::move(why)};
+}
+
+}  // namespace pinscope

@@ -1,0 +1,28 @@
+#pragma once
+// Picks the device a config asks for. `auto` takes the CUDA device when this build has CUDA and a GPU
+// with a working driver is present, and the simulated GPU otherwise; `why` says which and why, in
+// words a user can act on.
+#include <memory>
+#include <string>
+
+#include "core/config/pipeline_config.h"
+#include "core/device/device.h"
+#include "core/trace/trace.h"
+
+namespace pinscope {
+
+struct DeviceSelection {
+    std::unique_ptr<Device> device;
+    std::string why;
+};
+
+// Throws DeviceError when the choice cannot be honoured (cuda asked for, none usable) and
+// CalibrationError when the calibration file is unusable.
+DeviceSelection make_device(DeviceChoice choice, Trace& trace, const std::string& calibration_file = {});
+
+// Whether this build can drive a real GPU, and if not, why (for `pinscope info` and --device auto).
+bool cuda_built();
+// How many CUDA devices are usable now; 0 with `reason` set when none (no driver, no GPU, no CUDA build).
+int cuda_device_count(std::string* reason = nullptr);
+
+}  // namespace pinscope

@@ -1,0 +1,70 @@
+#include "core/pipeline/dataset.h"
+
+#include <algorithm>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/trace/precise_sleep.h"
+
+namespace pinscope {
+namespace {
+
+// ImageNet's channel statistics, as used by torchvision's Normalize in most training scripts.
+constexpr float kMean[3] = {0.485f, 0.456f, 0.406f};
+constexpr float kStd[3] = {0.229f, 0.224f, 0.225f};
+constexpr int64_t kPixelPoolBytes = 8 << 20;
+
+void spin_for(double us, const std::atomic<bool>& stop) {
+    const TimeNs end = now_ns() + us_to_ns(us);
+    while (now_ns() < end && !stop.load(std::memory_order_relaxed)) {
+    }
+}
+
+void wait_for(double us, const std::atomic<bool>& stop) {
+    constexpr TimeNs kSlice = 10 * kNsPerMs;  // long waits are sliced so a stop is noticed soon
+    TimeNs left = us_to_ns(us);
+    while (left > 0 && !stop.load(std::memory_order_relaxed)) {
+        const TimeNs step = std::min(left, kSlice);
+        sleep_for_ns(step);
+        left -= step;
+    }
+}
+
+}  // namespace
+
+SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
+    : elements_(config.sample_shape.elements()),
+      plane_(config.sample_shape.dims.size() == 3 ? elements_ / config.sample_shape.dims[0] : elements_),
+      decode_us_(config.decode_us),
+      io_us_(config.io_us),
+      fail_at_sample_(config.fail_at_sample) {
+    pixels_.resize(static_cast<size_t>(std::max<int64_t>(kPixelPoolBytes, elements_ + 4096)));
+    std::mt19937_64 random(config.seed);
+    for (size_t i = 0; i < pixels_.size(); i += 8) {
+        const uint64_t r = random();
+        for (size_t b = 0; b < 8 && i + b < pixels_.size(); ++b) pixels_[i + b] = static_cast<uint8_t>(r >> (8 * b));
+    }
+}
+
+void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const {
+    if (index == fail_at_sample_)
+        throw DatasetError("ValueError", fmt::format("sample {} is corrupt (fail_at_sample={})", index, fail_at_sample_));
+    if (io_us_ > 0) wait_for(io_us_, stop);
+    if (decode_us_ > 0) spin_for(decode_us_, stop);
+
+    // Each sample reads its own window of the pool, so consecutive samples touch different memory.
+    const int64_t span = static_cast<int64_t>(pixels_.size()) - elements_;
+    const uint8_t* src = pixels_.data() + (span > 0 ? (index * 7919 * 64) % span : 0);
+    float* dst = reinterpret_cast<float*>(out);
+    const int channels = plane_ == elements_ ? 1 : static_cast<int>(elements_ / plane_);
+    for (int c = 0; c < channels; ++c) {
+        const float scale = 1.0f / (255.0f * kStd[c % 3]);
+        const float bias = -kMean[c % 3] / kStd[c % 3];
+        const uint8_t* s = src + c * plane_;
+        float* d = dst + c * plane_;
+        for (int64_t i = 0; i < plane_; ++i) d[i] = static_cast<float>(s[i]) * scale + bias;  // vectorises
+    }
+}
+
+}  // namespace pinscope

@@ -1,0 +1,51 @@
+#pragma once
+// The map-style dataset the workers read: sample i is a uint8 image of the configured shape, turned
+// into normalised float32 (x / 255 - mean) / std as torchvision's ToTensor + Normalize would, which is
+// real per-sample CPU work. decode_us adds CPU work (a spinning core), io_us adds waiting (a sleep).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/config/pipeline_config.h"
+
+namespace pinscope {
+
+// What a dataset raises. `type` is the Python-style name shown in the re-raised message
+// ("Caught ValueError in DataLoader worker process 1. Original: ...").
+class DatasetError : public std::runtime_error {
+public:
+    DatasetError(std::string type, const std::string& message) : std::runtime_error(message), type_(std::move(type)) {}
+    const std::string& type() const { return type_; }
+
+private:
+    std::string type_;
+};
+
+class Dataset {
+public:
+    virtual ~Dataset() = default;
+    virtual int64_t sample_bytes() const = 0;
+    // Writes sample `index` into `out` (sample_bytes() bytes). Returns early, leaving `out` unspecified,
+    // once `stop` is set, so a pipeline can shut down without finishing a slow batch.
+    virtual void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const = 0;
+};
+
+class SyntheticImageDataset final : public Dataset {
+public:
+    explicit SyntheticImageDataset(const PipelineConfig& config);
+
+    int64_t sample_bytes() const override { return elements_ * 4; }
+    void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override;
+
+private:
+    int64_t elements_;
+    int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
+    double decode_us_, io_us_;
+    int64_t fail_at_sample_;
+    std::vector<uint8_t> pixels_;  // a pool of random "encoded" pixels every sample reads a window of
+};
+
+}  // namespace pinscope

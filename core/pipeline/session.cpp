@@ -1,0 +1,186 @@
+#include "core/pipeline/session.h"
+
+#include <stdexcept>
+#include <thread>
+
+#include "core/config/validate.h"
+#include "core/device/device_factory.h"
+#include "core/pipeline/data_loader.h"
+#include "core/pipeline/dataset.h"
+#include "core/pipeline/train_loop.h"
+
+namespace pinscope {
+namespace {
+
+Validation validate_or_throw(const PipelineConfig& config) {
+    Validation validation = validate(config, std::thread::hardware_concurrency());
+    if (!validation.ok()) throw std::invalid_argument(describe(validation.errors.front()));
+    return validation;
+}
+
+std::vector<std::string> describe_all(const std::vector<ConfigIssue>& issues) {
+    std::vector<std::string> lines;
+    for (const ConfigIssue& issue : issues) lines.push_back(describe(issue));
+    return lines;
+}
+
+bool device_differs(const PipelineConfig& a, const PipelineConfig& b) {
+    return a.device != b.device || a.calibration != b.calibration;
+}
+
+}  // namespace
+
+std::string_view to_string(SessionState state) {
+    switch (state) {
+        case SessionState::idle: return "idle";
+        case SessionState::running: return "running";
+        case SessionState::finished: return "finished";
+        case SessionState::stopped: return "stopped";
+        case SessionState::failed: return "failed";
+    }
+    return "?";
+}
+
+Session::Session(PipelineConfig config) : pinned_gauge_(trace_, CounterKind::pinned_bytes), config_(std::move(config)) {
+    status_.warnings = describe_all(validate_or_throw(config_).warnings);
+    DeviceSelection selection = make_device(config_.device, trace_, config_.calibration);
+    device_ = std::move(selection.device);
+    status_.device = device_->info();
+    status_.device_why = std::move(selection.why);
+    status_.config = config_;
+}
+
+Session::~Session() { stop(); }
+
+void Session::start() {
+    std::lock_guard lock(mutex_);
+    if (status_.state != SessionState::idle) return;
+    status_.state = SessionState::running;
+    status_.started = now_ns();
+    loop_thread_ = PipelineThread("train loop", [this] { run(); });
+}
+
+void Session::reconfigure(const PipelineConfig& config) {
+    Validation validation = validate_or_throw(config);
+    std::lock_guard lock(mutex_);
+    pending_ = config;
+    status_.warnings = describe_all(validation.warnings);
+    if (live_loader_) live_loader_->interrupt();  // wakes a train loop blocked on a slow batch
+}
+
+void Session::stop() {
+    stop_requested_ = true;
+    {
+        std::lock_guard lock(mutex_);
+        if (live_loader_) live_loader_->interrupt();
+    }
+    loop_thread_.join();
+    std::lock_guard lock(mutex_);
+    if (status_.state == SessionState::running) status_.state = SessionState::stopped;
+    ended_.notify_all();
+}
+
+bool Session::wait(TimeNs timeout_ns) {
+    std::unique_lock lock(mutex_);
+    auto ended = [&] { return status_.state != SessionState::running && status_.state != SessionState::idle; };
+    if (timeout_ns < 0) {
+        ended_.wait(lock, ended);
+        return true;
+    }
+    return ended_.wait_for(lock, std::chrono::nanoseconds(timeout_ns), ended);
+}
+
+SessionStatus Session::status() const {
+    std::lock_guard lock(mutex_);
+    SessionStatus status = status_;
+    status.batches = batches_.load();
+    if (status.started) status.elapsed = now_ns() - status.started;
+    return status;
+}
+
+void Session::finish(SessionState state, std::string error) {
+    std::lock_guard lock(mutex_);
+    status_.state = state;
+    status_.error = std::move(error);
+    status_.elapsed = now_ns() - status_.started;
+    ended_.notify_all();
+}
+
+bool Session::bounds_reached(const PipelineConfig& config) const {
+    if (config.batches > 0 && batches_.load() >= config.batches) return true;
+    return config.seconds > 0 && now_ns() - status_.started >= static_cast<TimeNs>(config.seconds * 1e9);
+}
+
+void Session::replace_device_if_needed(const PipelineConfig& config) {
+    PipelineConfig current;
+    {
+        std::lock_guard lock(mutex_);
+        current = status_.config;
+    }
+    if (!device_differs(current, config) && device_) return;
+    device_.reset();  // no pipeline holds any of its resources between generations
+    DeviceSelection selection = make_device(config.device, trace_, config.calibration);
+    std::lock_guard lock(mutex_);
+    device_ = std::move(selection.device);
+    status_.device = device_->info();
+    status_.device_why = std::move(selection.why);
+}
+
+void Session::run() {
+    std::shared_ptr<Recorder> recorder = trace_.make_recorder();
+    const LaneId lane = trace_.lanes().lane(LaneKind::main);
+    PipelineConfig config = config_;
+    try {
+        for (;;) {
+            run_generation(config, *recorder, lane);
+            if (stop_requested_) return finish(SessionState::stopped);
+            if (bounds_reached(config)) return finish(SessionState::finished);
+            std::lock_guard lock(mutex_);
+            if (!pending_) continue;  // interrupted without a new config: build the same again
+            config = *std::exchange(pending_, std::nullopt);
+        }
+    } catch (const DatasetError& error) {  // num_workers=0: the dataset's own exception, as in PyTorch
+        finish(SessionState::failed, error.type() + ": " + error.what());
+    } catch (const std::exception& error) {
+        finish(SessionState::failed, error.what());
+    }
+}
+
+// One pipeline, from build to drain. Returns when the run should end or a new config is pending.
+void Session::run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane) {
+    replace_device_if_needed(config);
+    {
+        std::lock_guard lock(mutex_);
+        status_.config = config;
+        ++status_.generation;
+    }
+    SyntheticImageDataset dataset(config);
+    LoaderContext context{*device_, trace_, dataset, recorder, lane, &pinned_gauge_, next_batch_id_,
+                          TrainLoop::batches_in_flight(config) + 1};
+    DataLoader loader(config, context);
+    // Published so that stop() and reconfigure() can wake a blocked next(); withdrawn before the
+    // loader is destroyed, on every way out of this scope.
+    struct Publication {
+        Session& session;
+        Publication(Session& s, DataLoader* loader) : session(s) {
+            std::lock_guard lock(session.mutex_);
+            session.live_loader_ = loader;
+            if (session.stop_requested_ || session.pending_) loader->interrupt();
+        }
+        ~Publication() {
+            std::lock_guard lock(session.mutex_);
+            session.live_loader_ = nullptr;
+        }
+    } publication(*this, &loader);
+    TrainLoop train(config, *device_, recorder, lane);  // destroyed first: it holds the loader's buffers
+
+    while (!bounds_reached(config)) {
+        std::optional<LoadedBatch> batch = loader.next();
+        if (!batch) break;  // interrupted: stop or reconfigure
+        train.submit(std::move(*batch));
+        ++batches_;
+    }
+    next_batch_id_ += loader.dispatched();
+}
+
+}  // namespace pinscope

@@ -1,0 +1,87 @@
+#pragma once
+// A running pipeline: a train-loop thread that pulls batches from a DataLoader and feeds them to the
+// GPU, with everything recorded into one Trace. This is the control API the CLI, the desktop app and
+// the tests drive:
+// - start() runs until the config's seconds or batches are reached, stop(), or a failure;
+// - reconfigure() hands a new config to the running loop, which drains the current pipeline
+//   (workers joined, GPU work finished, every buffer returned) and builds the new one;
+// - status() may be called from any thread at any time.
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config/pipeline_config.h"
+#include "core/device/device.h"
+#include "core/pipeline/pipeline_thread.h"
+#include "core/trace/trace.h"
+
+namespace pinscope {
+
+class DataLoader;
+
+enum class SessionState { idle, running, finished, stopped, failed };
+
+struct SessionStatus {
+    SessionState state = SessionState::idle;
+    PipelineConfig config;      // the config in force now
+    uint64_t generation = 0;    // how many pipelines have been built (1 + reconfigurations applied)
+    int64_t batches = 0;        // batches handed to the GPU, over every generation
+    TimeNs started = 0;         // when start() was called
+    TimeNs elapsed = 0;
+    DeviceInfo device;
+    std::string device_why;     // why this device was chosen
+    std::string error;          // set when state == failed
+    std::vector<std::string> warnings;  // from validation, e.g. more workers than cores
+};
+
+class Session {
+public:
+    // Throws std::invalid_argument (with validate()'s first error) for a config that cannot run, and
+    // DeviceError / CalibrationError when the device cannot be made.
+    explicit Session(PipelineConfig config);
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    void start();
+    // Validates, then applies at the next batch boundary. Throws std::invalid_argument for a bad config
+    // (the running pipeline is left as it is).
+    void reconfigure(const PipelineConfig& config);
+    void stop();
+    // Waits until the run ends (bounds reached, stopped or failed) or the timeout passes; true if ended.
+    bool wait(TimeNs timeout_ns = -1);
+
+    SessionStatus status() const;
+    Trace& trace() { return trace_; }
+
+private:
+    void run();
+    void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
+    bool bounds_reached(const PipelineConfig& config) const;
+    void replace_device_if_needed(const PipelineConfig& config);
+    void finish(SessionState state, std::string error = {});
+
+    Trace trace_;
+    Gauge pinned_gauge_;
+
+    mutable std::mutex mutex_;  // guards the fields below that other threads read
+    std::condition_variable ended_;
+    PipelineConfig config_;
+    std::optional<PipelineConfig> pending_;
+    SessionStatus status_;
+    DataLoader* live_loader_ = nullptr;  // for interrupting a blocked next() from another thread
+
+    std::unique_ptr<Device> device_;  // owned by the loop thread once started
+    std::atomic<bool> stop_requested_{false};
+    std::atomic<int64_t> batches_{0};
+    int64_t next_batch_id_ = 0;
+    PipelineThread loop_thread_;
+};
+
+std::string_view to_string(SessionState state);
+
+}  // namespace pinscope

@@ -1,0 +1,328 @@
+// The simulated GPU's rules: stream order, events across streams, engines, link sharing, and how
+// pinned and pageable memory differ. Durations are read from the spans the model records, which the
+// model computes from the calibration, so these checks do not depend on how busy the machine is.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device/sim/sim_device.h"
+
+using namespace pinscope;
+
+namespace {
+
+constexpr size_t MiB = 1 << 20;
+
+struct Bench {
+    Trace trace;
+    SimDevice device;
+    TraceStore store;
+
+    explicit Bench(Calibration calibration = builtin_calibration()) : device(trace, std::move(calibration)) {}
+
+    std::vector<Span> spans(SpanKind kind) {
+        trace.collect(store);
+        std::vector<Span> found;
+        for (const LaneInfo& lane : store.lanes())
+            for (const Span& s : store.spans(lane.id))
+                if (s.kind == kind) found.push_back(s);
+        std::sort(found.begin(), found.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+        return found;
+    }
+};
+
+double seconds(const Span& s) { return ns_to_s(s.duration()); }
+
+bool overlap(const Span& a, const Span& b) { return a.start < b.end && b.start < a.end; }
+
+// A GPU whose copies crawl (1 MB/s), so a host thread can tell "returned at once" from "waited" with a
+// margin of a whole second.
+Calibration slow_link() {
+    auto json = nlohmann::json::parse(R"({
+      "name": "slow test link", "copy_engines": 3, "copy_latency_us": 0,
+      "copy_bandwidth_GBps": {"h2d_pinned_1MB": 0.001, "h2d_pageable_1MB": 0.001,
+                              "d2h_pinned_1MB": 0.001, "d2h_pageable_1MB": 0.001}})");
+    return calibration_from_json(json, "test");
+}
+
+}  // namespace
+
+TEST_CASE("a lone copy takes the calibrated time for its size, direction and memory") {
+    Bench bench;
+    Stream stream = bench.device.create_stream(0);
+    DeviceBuffer dst = bench.device.allocate_device(64 * MiB);
+    HostBuffer pinned = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
+    HostBuffer pageable = bench.device.allocate_host(64 * MiB, HostMemory::pageable);
+    bench.device.copy_to_device(dst, 0, pinned, 0, 64 * MiB, stream, true, 1);
+    bench.device.copy_to_device(dst, 0, pageable, 0, 64 * MiB, stream, true, 2);
+    bench.device.synchronize();
+
+    auto copies = bench.spans(SpanKind::h2d);
+    REQUIRE(copies.size() == 2);
+    const Calibration& cal = builtin_calibration();
+    CHECK(seconds(copies[0]) == doctest::Approx(cal.h2d_pinned.seconds(64.0 * MiB)).epsilon(1e-3));
+    CHECK(seconds(copies[1]) == doctest::Approx(cal.h2d_pageable.seconds(64.0 * MiB)).epsilon(1e-3));
+    CHECK(copies[0].memory == HostMemory::pinned);
+    CHECK(copies[1].memory == HostMemory::pageable);
+    CHECK(copies[0].batch == 1);
+    CHECK(copies[1].bytes == 64 * MiB);
+}
+
+TEST_CASE("pinned H2D of 64 MiB is over 4x faster than pageable, as measured on the H100") {
+    const Calibration& cal = builtin_calibration();
+    const double ratio = cal.h2d_pageable.seconds(64.0 * MiB) / cal.h2d_pinned.seconds(64.0 * MiB);
+    CHECK(ratio > 4.0);
+    CHECK(cal.h2d_pinned.gbps(64.0 * MiB) == doctest::Approx(54.03).epsilon(0.01));
+    CHECK(cal.h2d_pinned.gbps(1.0 * MiB) == doctest::Approx(44.2).epsilon(0.01));
+    CHECK(cal.h2d_pageable.gbps(256.0 * MiB) == doctest::Approx(5.94).epsilon(0.01));
+}
+
+TEST_CASE("small copies are dominated by the fixed latency") {
+    const Calibration& cal = builtin_calibration();
+    CHECK(cal.h2d_pinned.seconds(0) == doctest::Approx(cal.copy_latency_us * 1e-6));
+    CHECK(cal.h2d_pinned.gbps(64 * 1024) < cal.h2d_pinned.gbps(1.0 * MiB));
+    // Monotonic: a bigger copy never takes less time.
+    double last = 0;
+    for (double bytes = 1; bytes < 1e9; bytes *= 1.7) {
+        const double t = cal.h2d_pinned.seconds(bytes);
+        CHECK(t >= last);
+        last = t;
+    }
+}
+
+TEST_CASE("work on one stream runs in issue order and never overlaps") {
+    Bench bench;
+    Stream stream = bench.device.create_stream(0);
+    DeviceBuffer dev = bench.device.allocate_device(16 * MiB);
+    HostBuffer host = bench.device.allocate_host(16 * MiB, HostMemory::pinned);
+    for (int b = 0; b < 4; ++b) {
+        bench.device.copy_to_device(dev, 0, host, 0, 16 * MiB, stream, true, b);
+        bench.device.launch_kernel(KernelWork{&dev, 0, 16 * MiB, nullptr, 0, 0, 300, b}, stream);
+        bench.device.copy_to_host(host, 0, dev, 0, 1 * MiB, stream, true, b);
+    }
+    bench.device.synchronize();
+    std::vector<Span> all;
+    for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h})
+        for (const Span& s : bench.spans(kind)) all.push_back(s);
+    std::sort(all.begin(), all.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    REQUIRE(all.size() == 12);
+    for (size_t i = 0; i < all.size(); ++i) {
+        CHECK(all[i].batch == static_cast<int64_t>(i / 3));
+        CHECK(all[i].kind == (i % 3 == 0 ? SpanKind::h2d : i % 3 == 1 ? SpanKind::kernel : SpanKind::d2h));
+        if (i) CHECK(all[i].start >= all[i - 1].end);
+    }
+}
+
+TEST_CASE("a kernel lasts kernel_us and kernels never run at once") {
+    Bench bench;
+    Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
+    DeviceBuffer dev = bench.device.allocate_device(MiB);
+    for (int i = 0; i < 3; ++i) {
+        bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 500, i}, a);
+        bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 500, 10 + i}, b);
+    }
+    bench.device.synchronize();
+    auto kernels = bench.spans(SpanKind::kernel);
+    REQUIRE(kernels.size() == 6);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        CHECK(kernels[i].duration() == 500 * kNsPerUs);
+        if (i) CHECK(kernels[i].start >= kernels[i - 1].end);
+    }
+}
+
+TEST_CASE("an event orders work across streams") {
+    Bench bench;
+    Stream copy = bench.device.create_stream(0), compute = bench.device.create_stream(1);
+    Event copied = bench.device.create_event();
+    DeviceBuffer dev = bench.device.allocate_device(64 * MiB);
+    HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
+    bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, copy, true, 1);
+    bench.device.record(copied, copy);
+    bench.device.wait(compute, copied);
+    bench.device.launch_kernel(KernelWork{&dev, 0, 64 * MiB, nullptr, 0, 0, 100, 1}, compute);
+    bench.device.synchronize();
+    auto h2d = bench.spans(SpanKind::h2d);
+    auto kernel = bench.spans(SpanKind::kernel);
+    REQUIRE(h2d.size() == 1);
+    REQUIRE(kernel.size() == 1);
+    CHECK(kernel[0].start >= h2d[0].end);
+    CHECK(bench.device.ready(copied));
+}
+
+TEST_CASE("without an event, work on two streams overlaps: copy during kernel") {
+    Bench bench;
+    Stream copy = bench.device.create_stream(0), compute = bench.device.create_stream(1);
+    DeviceBuffer dev = bench.device.allocate_device(64 * MiB);
+    HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
+    bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 5000, 1}, compute);
+    bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, copy, true, 2);
+    bench.device.synchronize();
+    auto h2d = bench.spans(SpanKind::h2d);
+    auto kernel = bench.spans(SpanKind::kernel);
+    REQUIRE(h2d.size() == 1);
+    REQUIRE(kernel.size() == 1);
+    CHECK(overlap(h2d[0], kernel[0]));
+}
+
+TEST_CASE("an event never recorded counts as complete, as in CUDA") {
+    Bench bench;
+    Stream s = bench.device.create_stream(0);
+    Event never = bench.device.create_event();
+    CHECK(bench.device.ready(never));
+    bench.device.wait(s, never);  // must not block the stream
+    DeviceBuffer dev = bench.device.allocate_device(MiB);
+    bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 10, 1}, s);
+    bench.device.synchronize(s);
+    CHECK(bench.spans(SpanKind::kernel).size() == 1);
+}
+
+TEST_CASE("with one copy engine, an H2D and a D2H never overlap; with three they do") {
+    for (int engines : {1, 3}) {
+        CAPTURE(engines);
+        Calibration cal = builtin_calibration();
+        cal.copy_engines = engines;
+        Bench bench(cal);
+        Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
+        DeviceBuffer dev = bench.device.allocate_device(64 * MiB);
+        HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
+        bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, a, true, 1);
+        bench.device.copy_to_host(host, 0, dev, 0, 64 * MiB, b, true, 2);
+        bench.device.synchronize();
+        auto h2d = bench.spans(SpanKind::h2d);
+        auto d2h = bench.spans(SpanKind::d2h);
+        REQUIRE(h2d.size() == 1);
+        REQUIRE(d2h.size() == 1);
+        CHECK(overlap(h2d[0], d2h[0]) == (engines > 1));
+    }
+}
+
+TEST_CASE("both directions at once share the link: about 75 GB/s in total, not 110") {
+    Bench bench;
+    Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
+    DeviceBuffer dev = bench.device.allocate_device(256 * MiB);
+    HostBuffer host = bench.device.allocate_host(256 * MiB, HostMemory::pinned);
+    bench.device.copy_to_device(dev, 0, host, 0, 256 * MiB, a, true, 1);
+    bench.device.copy_to_host(host, 0, dev, 0, 256 * MiB, b, true, 2);
+    bench.device.synchronize();
+    auto h2d = bench.spans(SpanKind::h2d);
+    auto d2h = bench.spans(SpanKind::d2h);
+    REQUIRE(h2d.size() == 1);
+    REQUIRE(d2h.size() == 1);
+    const double first_end = ns_to_s(std::min(h2d[0].end, d2h[0].end) - std::max(h2d[0].start, d2h[0].start));
+    // While both run, each moves at its solo rate scaled so the two sum to the measured total.
+    const double total_gbps = 2 * 256.0 * MiB / (ns_to_s(std::max(h2d[0].end, d2h[0].end) - std::min(h2d[0].start, d2h[0].start))) * 1e-9;
+    CHECK(first_end > 0);
+    CHECK(total_gbps == doctest::Approx(builtin_calibration().bidir_total_gbps).epsilon(0.05));
+    CHECK(total_gbps < 0.8 * (54.0 + 55.0));
+}
+
+TEST_CASE("two H2D copies on two streams share one direction of the link") {
+    Bench bench;
+    Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
+    DeviceBuffer dev = bench.device.allocate_device(64 * MiB);
+    HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
+    bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, a, true, 1);
+    bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, b, true, 2);
+    bench.device.synchronize();
+    auto h2d = bench.spans(SpanKind::h2d);
+    REQUIRE(h2d.size() == 2);
+    const double wall = ns_to_s(std::max(h2d[0].end, h2d[1].end) - std::min(h2d[0].start, h2d[1].start));
+    CHECK(2 * 64.0 * MiB / wall * 1e-9 == doctest::Approx(builtin_calibration().h2d_pinned.gbps(64.0 * MiB)).epsilon(0.05));
+}
+
+TEST_CASE("a non_blocking copy from pinned memory returns at once; from pageable it holds the caller") {
+    Bench bench(slow_link());  // 1 MiB takes about a second
+    Stream stream = bench.device.create_stream(0);
+    DeviceBuffer dev = bench.device.allocate_device(MiB);
+    HostBuffer pinned = bench.device.allocate_host(MiB, HostMemory::pinned);
+    HostBuffer pageable = bench.device.allocate_host(MiB, HostMemory::pageable);
+
+    TimeNs before = now_ns();
+    bench.device.copy_to_device(dev, 0, pinned, 0, MiB, stream, /*non_blocking=*/true, 1);
+    const TimeNs pinned_call = now_ns() - before;
+    bench.device.synchronize(stream);
+
+    before = now_ns();
+    bench.device.copy_to_device(dev, 0, pageable, 0, MiB, stream, /*non_blocking=*/true, 2);
+    const TimeNs pageable_call = now_ns() - before;
+
+    auto h2d = bench.spans(SpanKind::h2d);
+    REQUIRE(h2d.size() == 2);
+    CHECK(pinned_call < h2d[0].duration() / 4);   // returned long before the copy ended
+    CHECK(pageable_call >= h2d[1].duration());     // held for the whole copy
+}
+
+TEST_CASE("a blocking copy from pinned memory waits for the copy") {
+    Bench bench(slow_link());
+    Stream stream = bench.device.create_stream(0);
+    DeviceBuffer dev = bench.device.allocate_device(MiB / 4);
+    HostBuffer pinned = bench.device.allocate_host(MiB / 4, HostMemory::pinned);
+    const TimeNs before = now_ns();
+    bench.device.copy_to_device(dev, 0, pinned, 0, MiB / 4, stream, /*non_blocking=*/false, 1);
+    const TimeNs call = now_ns() - before;
+    auto h2d = bench.spans(SpanKind::h2d);
+    REQUIRE(h2d.size() == 1);
+    CHECK(call >= h2d[0].duration());
+}
+
+TEST_CASE("GPU spans land on the lanes of their stream's index") {
+    Bench bench;
+    Stream s = bench.device.create_stream(3);
+    DeviceBuffer dev = bench.device.allocate_device(MiB);
+    HostBuffer host = bench.device.allocate_host(MiB, HostMemory::pinned);
+    bench.device.copy_to_device(dev, 0, host, 0, MiB, s, true, 9);
+    bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 10, 9}, s);
+    bench.device.copy_to_host(host, 0, dev, 0, MiB, s, true, 9);
+    bench.device.synchronize();
+    bench.trace.collect(bench.store);
+    for (auto [kind, name] : {std::pair{SpanKind::h2d, "stream 3 H2D"}, {SpanKind::kernel, "stream 3 kernel"},
+                              {SpanKind::d2h, "stream 3 D2H"}}) {
+        auto spans = bench.spans(kind);
+        REQUIRE(spans.size() == 1);
+        CHECK(bench.store.lane_info(spans[0].lane)->name == name);
+        CHECK(bench.store.lane_info(spans[0].lane)->group == LaneGroup::device);
+    }
+}
+
+TEST_CASE("the device counts its live resources and they return to zero") {
+    Trace trace;
+    SimDevice device(trace);
+    {
+        HostBuffer a = device.allocate_host(MiB, HostMemory::pinned);
+        HostBuffer b = device.allocate_host(2 * MiB, HostMemory::pageable);
+        DeviceBuffer d = device.allocate_device(MiB);
+        Stream s = device.create_stream(0);
+        Event e = device.create_event();
+        DeviceResources r = device.resources();
+        CHECK(r.host_buffers == 2);
+        CHECK(r.pinned_bytes == static_cast<int64_t>(MiB));
+        CHECK(r.pageable_bytes == static_cast<int64_t>(2 * MiB));
+        CHECK(r.device_buffers == 1);
+        CHECK(r.streams == 1);
+        CHECK(r.events == 1);
+        HostBuffer moved = std::move(a);  // a move hands over, it does not double count
+        CHECK(device.resources().host_buffers == 2);
+    }
+    DeviceResources r = device.resources();
+    CHECK(r.host_buffers == 0);
+    CHECK(r.pinned_bytes == 0);
+    CHECK(r.device_buffers == 0);
+    CHECK(r.streams == 0);
+    CHECK(r.events == 0);
+}
+
+TEST_CASE("a calibration file with a missing direction is rejected with a clear message") {
+    auto json = nlohmann::json::parse(R"({"copy_bandwidth_GBps": {"h2d_pinned_1MB": 40}})");
+    CHECK_THROWS_WITH_AS(calibration_from_json(json, "x.json"), doctest::Contains("no \"h2d_pageable_<N>MB\" figures"),
+                         CalibrationError);
+    CHECK_THROWS_AS(calibration_from_json(nlohmann::json::parse("[]"), "x.json"), CalibrationError);
+    CHECK_THROWS_AS(load_calibration("/nonexistent/cal.json"), CalibrationError);
+}
+
+TEST_CASE("the anchors file of the H100 loads as a calibration") {
+    // shared/anchors has the same keys; the built-in copy adds copy_engines and latency.
+    const Calibration& cal = builtin_calibration();
+    CHECK(cal.copy_engines == 3);
+    CHECK(cal.bidir_total_gbps == doctest::Approx(75.13));
+    CHECK(cal.h2d_pinned.points().size() == 4);
+}
