@@ -15,7 +15,8 @@ struct ConfigOptions::Values {
     PipelineConfig defaults;
     std::string config_file;
     int num_workers = 0, prefetch_factor = 0, batch_size = 0, streams = 0, chunks = 0;
-    bool pin_memory = false, non_blocking = false, in_order = false;
+    bool pin_memory = false, non_blocking = false, in_order = false, cupti = true;
+    int64_t pinned_budget_mb = 0;
     std::string pin_mode, sample_shape, issue_order, device, calibration;
     double decode_us = 0, io_us = 0, kernel_us = 0, seconds = 0;
     int64_t d2h_bytes = 0, batches = 0, fail_at_sample = 0;
@@ -76,6 +77,10 @@ ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& d) : values_(s
         ->check(CLI::IsMember({"auto", "sim", "cuda"}))->default_str(std::string(to_string(d.device)))->group(gpu);
     cmd.add_option("--calibration", v.calibration, "Copy bandwidths the simulated GPU models (from `pinscope probe`)")
         ->default_str(d.calibration.empty() ? "built-in H100" : d.calibration)->option_text("FILE")->group(gpu);
+    cmd.add_flag("--cupti,!--no-cupti", v.cupti, "Record GPU activity with CUPTI (CUDA device); --no-cupti measures its cost")
+        ->default_str(def(d.cupti))->group(gpu);
+    cmd.add_option("--pinned-budget-mb", v.pinned_budget_mb, "Page-locked memory the pipeline may hold (0: half of the RAM)")
+        ->default_str(def(d.pinned_budget_mb))->group(gpu);
 
     auto* length = "Length";
     cmd.add_option("--seconds", v.seconds, "Stop after this long (0: no limit)")->default_str(def(d.seconds))->group(length);
@@ -120,6 +125,8 @@ PipelineConfig ConfigOptions::resolve() const {
     if (given("--issue-order")) c.issue_order = *parse_issue_order(v.issue_order);
     if (given("--device")) c.device = *parse_device_choice(v.device);
     if (given("--calibration")) c.calibration = v.calibration;
+    if (given("--cupti") || given("--no-cupti")) c.cupti = v.cupti;
+    if (given("--pinned-budget-mb")) c.pinned_budget_mb = v.pinned_budget_mb;
     if (given("--seconds")) c.seconds = v.seconds;
     if (given("--batches")) c.batches = v.batches;
     if (given("--seed")) c.seed = v.seed;

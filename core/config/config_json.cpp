@@ -102,6 +102,8 @@ json config_to_json(const PipelineConfig& c) {
     j["issue_order"] = std::string(to_string(c.issue_order));
     j["device"] = std::string(to_string(c.device));
     j["calibration"] = c.calibration;
+    j["cupti"] = c.cupti;
+    j["pinned_budget_mb"] = c.pinned_budget_mb;
     j["seconds"] = c.seconds;
     j["batches"] = c.batches;
     j["seed"] = c.seed;
@@ -132,6 +134,8 @@ PipelineConfig config_from_json(const json& j, const PipelineConfig& base) {
         else if (key == "device")
             c.device = read_choice<DeviceChoice>(key, v, parse_device_choice, "\"auto\", \"sim\", \"cuda\"");
         else if (key == "calibration") c.calibration = read_string(key, v);
+        else if (key == "cupti") c.cupti = read_bool(key, v);
+        else if (key == "pinned_budget_mb") c.pinned_budget_mb = read_integer(key, v);
         else if (key == "seconds") c.seconds = read_number(key, v);
         else if (key == "batches") c.batches = read_integer(key, v);
         else if (key == "seed") {

@@ -54,6 +54,8 @@ struct PipelineConfig {
     IssueOrder issue_order = IssueOrder::per_chunk;
     DeviceChoice device = DeviceChoice::auto_detect;
     std::string calibration;  // file the simulated GPU loads; empty: the built-in H100 figures
+    bool cupti = true;        // record GPU activity with CUPTI (CUDA device); off to measure its cost
+    int64_t pinned_budget_mb = 0;  // page-locked memory the pipeline may hold; 0: half of the RAM
 
     // Length of a run: whichever comes first; 0 means unbounded.
     double seconds = 5;

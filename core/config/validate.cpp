@@ -113,6 +113,10 @@ Validation validate(const PipelineConfig& c, unsigned host_cores) {
                     fmt::format("chunks={} is more than the {} bytes of a batch; use fewer chunks.", c.chunks,
                                 c.batch_bytes()));
 
+    if (c.pinned_budget_mb < 0)
+        check.error("pinned_budget_mb", std::to_string(c.pinned_budget_mb),
+                    "pinned_budget_mb should be non-negative; use 0 for the default (half of the RAM).");
+
     // Length of the run.
     if (!std::isfinite(c.seconds) || c.seconds < 0)
         check.error("seconds", number(c.seconds), "seconds should be a non-negative number; use 0 for no time limit.");

@@ -3,6 +3,9 @@
 #include <cassert>
 #include <utility>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 namespace pinscope {
 
 HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
@@ -66,15 +69,37 @@ Device::~Device() {
     assert(host_buffers_ == 0 && device_buffers_ == 0 && streams_ == 0 && events_ == 0);
 }
 
+int64_t Device::default_pinned_budget() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page / 2 : (8LL << 30);
+}
+
+void Device::set_pinned_budget(int64_t bytes) { pinned_budget_ = bytes > 0 ? bytes : default_pinned_budget(); }
+
 HostBuffer Device::allocate_host(size_t bytes, HostMemory memory) {
     assert(memory == HostMemory::pinned || memory == HostMemory::pageable);
+    const auto size = static_cast<int64_t>(bytes);
+    std::atomic<int64_t>& in_use = memory == HostMemory::pinned ? pinned_bytes_ : pageable_bytes_;
+    // Reserve first, so two threads cannot both slip under the budget.
+    const int64_t before = in_use.fetch_add(size);
+    if (memory == HostMemory::pinned && before + size > pinned_budget_.load()) {
+        in_use -= size;
+        throw DeviceError(fmt::format(
+            "pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned already); use "
+            "fewer workers, a smaller prefetch_factor or batch, or raise --pinned-budget-mb.",
+            bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
+    }
     HostBuffer buffer;
-    buffer.data_ = raw_allocate_host(bytes, memory);
+    try {
+        buffer.data_ = raw_allocate_host(bytes, memory);
+    } catch (...) {
+        in_use -= size;
+        throw;
+    }
     buffer.owner_ = this;
     buffer.size_ = bytes;
     buffer.memory_ = memory;
     ++host_buffers_;
-    (memory == HostMemory::pinned ? pinned_bytes_ : pageable_bytes_) += static_cast<int64_t>(bytes);
     return buffer;
 }
 

@@ -180,6 +180,12 @@ public:
 
     DeviceResources resources() const;
 
+    // Page-locked memory is taken from the OS's locked pages: too much of it starves the machine.
+    // allocate_host(pinned) past the budget throws DeviceError. 0 restores the default (half the RAM).
+    void set_pinned_budget(int64_t bytes);
+    int64_t pinned_budget() const { return pinned_budget_.load(); }
+    static int64_t default_pinned_budget();
+
 protected:
     Device() = default;
 
@@ -205,6 +211,7 @@ private:
 
     std::atomic<int64_t> host_buffers_{0}, pinned_bytes_{0}, pageable_bytes_{0};
     std::atomic<int64_t> device_buffers_{0}, device_bytes_{0}, streams_{0}, events_{0};
+    std::atomic<int64_t> pinned_budget_{default_pinned_budget()};
 };
 
 }  // namespace pinscope

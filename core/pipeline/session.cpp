@@ -154,6 +154,7 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         status_.config = config;
         ++status_.generation;
     }
+    device_->set_pinned_budget(config.pinned_budget_mb << 20);
     SyntheticImageDataset dataset(config);
     LoaderContext context{*device_, trace_, dataset, recorder, lane, &pinned_gauge_, next_batch_id_,
                           TrainLoop::batches_in_flight(config) + 1};

@@ -61,9 +61,8 @@ TimeNs TraceStore::last_time() const {
 
 void TraceStore::evict_before(TimeNs time) {
     for (auto& lane : spans_) {
-        auto keep = std::find_if(lane.begin(), lane.end(), [time](const Span& s) { return s.end >= time; });
-        const size_t dropped = static_cast<size_t>(keep - lane.begin());
-        lane.erase(lane.begin(), keep);
+        // Not just a prefix: a long span near the front must not shield the short ones after it.
+        const size_t dropped = std::erase_if(lane, [time](const Span& s) { return s.end < time; });
         span_count_ -= dropped;
         evicted_spans_ += dropped;
     }
@@ -76,16 +75,19 @@ void TraceStore::evict_before(TimeNs time) {
     }
 }
 
-// Evicts the oldest quarter of the covered time, repeatedly, until the store is back under its limits.
+// Evicts the oldest quarter of the covered time, then a quarter of what is left, until the store is back
+// under its limits. The cut only moves forward: a long span at the front of a lane, or the counter level
+// kept at the cut, can make a pass remove nothing, and the next pass must not retry the same cut.
 void TraceStore::enforce_limits() {
+    const TimeNs last = last_time();
+    TimeNs cut = first_time();
     while (span_count_ > limits_.max_spans || counter_count_ > limits_.max_counter_samples) {
-        const TimeNs first = first_time();
-        const TimeNs last = last_time();
-        if (last <= first) {
+        if (cut > last) {  // everything ends before the cut, and still too much: only the levels were left
             clear();
             return;
         }
-        evict_before(first + std::max<TimeNs>(1, (last - first) / 4));
+        cut += std::max<TimeNs>(1, (last - cut) / 4);
+        evict_before(cut);
     }
 }
 
