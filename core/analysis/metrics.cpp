@@ -1,0 +1,177 @@
+#include "core/analysis/metrics.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#include "core/analysis/intervals.h"
+#include "core/analysis/time_window.h"
+
+namespace pinscope {
+
+namespace {
+
+bool ends_in(Interval window, TimeNs time) {
+    return time > window.start && time <= window.end;
+}
+
+Interval resolve_window(const TraceStore& store, MetricsWindow window) {
+    if (window.start == 0 && window.end == 0) return {store.first_time(), store.last_time()};
+    return {window.start, std::max(window.start, window.end)};
+}
+
+// The time inside `window` covered by spans that `selected(lane, span)` picks, over all lanes.
+template <class Selector>
+IntervalList covered_time(const TraceStore& store, Interval window, Selector&& selected) {
+    IntervalList covered;
+    for (const LaneInfo& lane : store.lanes()) {
+        IntervalList lane_raw;
+        for (const Span& span : spans_started_by(store.spans(lane.id), window.end))
+            if (selected(lane, span)) lane_raw.push_back({span.start, span.end});
+        if (lane_raw.empty()) continue;
+        // One lane is sorted by start already, so normalizing it is a linear pass.
+        covered = union_of(covered, normalized(std::move(lane_raw), window));
+    }
+    return covered;
+}
+
+// Integer times and byte counts convert to double on the way in.
+double fraction(double part, double whole) {
+    if (whole <= 0) return 0;
+    return std::clamp(part / whole, 0.0, 1.0);
+}
+
+// Nearest rank: the value at 1-based rank ceil(percent/100 * n). Reorders `values`.
+TimeNs percentile(std::vector<TimeNs>& values, int percent) {
+    const size_t rank = (static_cast<size_t>(percent) * values.size() + 99) / 100;
+    auto at = values.begin() + static_cast<std::ptrdiff_t>(std::max<size_t>(rank, 1) - 1);
+    std::nth_element(values.begin(), at, values.end());
+    return *at;
+}
+
+StageLatency summarize(SpanKind kind, std::vector<TimeNs>& durations) {
+    StageLatency latency;
+    latency.kind = kind;
+    latency.count = durations.size();
+    if (durations.empty()) return latency;
+    const double total = static_cast<double>(std::accumulate(durations.begin(), durations.end(), TimeNs{0}));
+    latency.mean_us = total / static_cast<double>(durations.size()) / kNsPerUs;
+    latency.p50_us = static_cast<double>(percentile(durations, 50)) / kNsPerUs;
+    latency.p99_us = static_cast<double>(percentile(durations, 99)) / kNsPerUs;
+    return latency;
+}
+
+std::vector<StageLatency> stage_latencies(const TraceStore& store, Interval window) {
+    std::vector<TimeNs> durations[kSpanKindCount];
+    for (const LaneInfo& lane : store.lanes())
+        for (const Span& span : spans_started_by(store.spans(lane.id), window.end))
+            if (ends_in(window, span.end)) durations[static_cast<int>(span.kind)].push_back(span.duration());
+    std::vector<StageLatency> latencies;
+    for (int kind = 0; kind < kSpanKindCount; ++kind)
+        if (!durations[kind].empty())
+            latencies.push_back(summarize(static_cast<SpanKind>(kind), durations[kind]));
+    return latencies;
+}
+
+struct CopyVolume {
+    uint64_t h2d = 0, d2h = 0, pageable_h2d = 0;
+};
+
+CopyVolume copy_volume(const TraceStore& store, Interval window) {
+    CopyVolume volume;
+    for (const LaneInfo& lane : store.lanes()) {
+        for (const Span& span : spans_started_by(store.spans(lane.id), window.end)) {
+            if (!ends_in(window, span.end)) continue;
+            if (span.kind == SpanKind::h2d) {
+                volume.h2d += span.bytes;
+                if (span.memory == HostMemory::pageable) volume.pageable_h2d += span.bytes;
+            } else if (span.kind == SpanKind::d2h) {
+                volume.d2h += span.bytes;
+            }
+        }
+    }
+    return volume;
+}
+
+struct BatchExtent {
+    TimeNs first_start = std::numeric_limits<TimeNs>::max();
+    TimeNs last_end = std::numeric_limits<TimeNs>::min();
+    TimeNs last_kernel_end = std::numeric_limits<TimeNs>::min();
+};
+
+// A batch counts once, when its last kernel span (a batch in chunks has several) ends in the window.
+// Its extent is taken over the whole store, so a batch that straddles the window edge is whole.
+StageLatency batch_latency(const TraceStore& store, Interval window) {
+    std::unordered_map<int64_t, BatchExtent> batches;
+    batches.reserve(store.span_count() / 4 + 1);  // every batch has several spans (fetch, h2d, kernel, ...)
+    for (const LaneInfo& lane : store.lanes()) {
+        for (const Span& span : store.spans(lane.id)) {
+            if (span.batch == kNoBatch) continue;
+            BatchExtent& extent = batches[span.batch];
+            extent.first_start = std::min(extent.first_start, span.start);
+            extent.last_end = std::max(extent.last_end, span.end);
+            if (span.kind == SpanKind::kernel)
+                extent.last_kernel_end = std::max(extent.last_kernel_end, span.end);
+        }
+    }
+    std::vector<TimeNs> latencies;
+    for (const auto& [batch, extent] : batches)
+        if (ends_in(window, extent.last_kernel_end))
+            latencies.push_back(extent.last_end - extent.first_start);
+    return summarize(SpanKind::count, latencies);
+}
+
+// The highest level the window saw, counting the level in force when it opened.
+double max_level(const std::vector<CounterSample>& series, Interval window) {
+    double level = 0;
+    for (const CounterSample& sample : samples_in_window(series, window.start, window.end))
+        level = std::max(level, sample.value);
+    return level;
+}
+
+}  // namespace
+
+Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow requested) {
+    const Interval window = resolve_window(store, requested);
+    Metrics m;
+    m.start = window.start;
+    m.end = window.end;
+    m.seconds = ns_to_s(window.length());
+    const auto per_second = [&](double amount) { return m.seconds > 0 ? amount / m.seconds : 0.0; };
+
+    m.batch_latency = batch_latency(store, window);
+    m.batches = static_cast<int64_t>(m.batch_latency.count);
+    m.samples = m.batches * batch_size;
+    m.batches_per_s = per_second(static_cast<double>(m.batches));
+    m.samples_per_s = per_second(static_cast<double>(m.samples));
+
+    const CopyVolume volume = copy_volume(store, window);
+    m.h2d_bytes = volume.h2d;
+    m.d2h_bytes = volume.d2h;
+    m.h2d_gbps = per_second(static_cast<double>(volume.h2d)) / 1e9;
+    m.d2h_gbps = per_second(static_cast<double>(volume.d2h)) / 1e9;
+    m.pageable_h2d_fraction = fraction(volume.pageable_h2d, volume.h2d);
+
+    const IntervalList kernels = covered_time(
+        store, window, [](const LaneInfo&, const Span& s) { return s.kind == SpanKind::kernel; });
+    const IntervalList copies = covered_time(store, window, [](const LaneInfo&, const Span& s) {
+        return s.kind == SpanKind::h2d || s.kind == SpanKind::d2h;
+    });
+    const IntervalList waits = covered_time(store, window, [](const LaneInfo& lane, const Span& s) {
+        return lane.kind == LaneKind::main && s.kind == SpanKind::wait;
+    });
+    const TimeNs kernel_time = total_length(kernels);
+    m.gpu_busy = fraction(kernel_time, window.length());
+    m.overlap = fraction(total_length(intersection(copies, kernels)), kernel_time);
+    m.stall = fraction(total_length(difference(waits, kernels)), window.length());
+
+    m.outstanding_max = max_level(store.counters(CounterKind::outstanding_batches), window);
+    m.reorder_max = max_level(store.counters(CounterKind::reorder_depth), window);
+    m.pinned_bytes_max = max_level(store.counters(CounterKind::pinned_bytes), window);
+
+    m.latencies = stage_latencies(store, window);
+    return m;
+}
+
+}  // namespace pinscope

@@ -1,0 +1,56 @@
+#pragma once
+// The numbers that answer "is the GPU fed?": throughput, copy bandwidth, how much copy time hides under
+// kernels (overlap), how long the train loop waits for data while the GPU idles (stall), and stage
+// latencies. Computed from a TraceStore over a time window; every fraction is in [0, 1] and an empty
+// store or window gives zeros.
+//
+// Rules, so numbers from two windows add up instead of double counting:
+// - A span "ends in the window" when start < span.end <= end (half-open on the left). Byte totals,
+//   stage latencies and batch counts use whole spans that end in the window; they are not prorated.
+// - Time fractions (gpu_busy, overlap, stall) use spans clipped to [start, end).
+// - Percentiles are nearest-rank: the value at 1-based rank ceil(p/100 * n) of the sorted durations.
+#include <cstdint>
+#include <vector>
+
+#include "core/trace/trace_store.h"
+
+namespace pinscope {
+
+struct StageLatency {
+    SpanKind kind = SpanKind::count;  // SpanKind::count for batch_latency, which spans every stage
+    size_t count = 0;
+    double p50_us = 0, p99_us = 0, mean_us = 0;
+};
+
+struct MetricsWindow {
+    TimeNs start = 0, end = 0;  // both 0: the whole store (first_time() .. last_time())
+};
+
+struct Metrics {
+    TimeNs start = 0, end = 0;  // the window actually used
+    double seconds = 0;
+
+    int64_t batches = 0;  // distinct batch ids whose last kernel span ends in the window
+    int64_t samples = 0;  // batches * batch_size
+    double samples_per_s = 0, batches_per_s = 0;
+
+    uint64_t h2d_bytes = 0, d2h_bytes = 0;  // of h2d / d2h spans that end in the window
+    double h2d_gbps = 0, d2h_gbps = 0;      // bytes / window seconds / 1e9
+
+    double gpu_busy = 0;  // |union of kernel spans| / window
+    double overlap = 0;   // |union(h2d, d2h) ∩ union(kernel)| / |union(kernel)|; 0 without kernel time
+    double stall = 0;     // |union(wait spans on main lanes) − union(kernel)| / window
+
+    // Highest level in the window, counting the level in force when the window starts.
+    double outstanding_max = 0, reorder_max = 0, pinned_bytes_max = 0;
+
+    double pageable_h2d_fraction = 0;  // share of h2d bytes copied from pageable memory
+
+    std::vector<StageLatency>
+        latencies;               // one per SpanKind with spans ending in the window, in SpanKind order
+    StageLatency batch_latency;  // per counted batch: its first span start (any lane) to its last span end
+};
+
+Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow window = {});
+
+}  // namespace pinscope
