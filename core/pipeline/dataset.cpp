@@ -1,6 +1,7 @@
 #include "core/pipeline/dataset.h"
 
 #include <algorithm>
+#include <mutex>
 #include <random>
 
 #include <fmt/format.h>
@@ -31,6 +32,25 @@ void wait_for(double us, const std::atomic<bool>& stop) {
     }
 }
 
+// The pixel pool depends only on its size and seed. A reconfigured pipeline builds a new dataset each
+// time (a slider drag can do that many times a second), so the last pool is kept and shared.
+std::shared_ptr<const std::vector<uint8_t>> pixel_pool(size_t bytes, uint64_t seed) {
+    static std::mutex mutex;
+    static std::shared_ptr<const std::vector<uint8_t>> last;
+    static uint64_t last_seed = 0;
+    std::lock_guard lock(mutex);
+    if (last && last->size() == bytes && last_seed == seed) return last;
+    auto pool = std::make_shared<std::vector<uint8_t>>(bytes);
+    std::mt19937_64 random(seed);
+    for (size_t i = 0; i < bytes; i += 8) {
+        const uint64_t r = random();
+        for (size_t b = 0; b < 8 && i + b < bytes; ++b) (*pool)[i + b] = static_cast<uint8_t>(r >> (8 * b));
+    }
+    last = pool;
+    last_seed = seed;
+    return last;
+}
+
 }  // namespace
 
 SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
@@ -38,14 +58,8 @@ SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
       plane_(config.sample_shape.dims.size() == 3 ? elements_ / config.sample_shape.dims[0] : elements_),
       decode_us_(config.decode_us),
       io_us_(config.io_us),
-      fail_at_sample_(config.fail_at_sample) {
-    pixels_.resize(static_cast<size_t>(std::max<int64_t>(kPixelPoolBytes, elements_ + 4096)));
-    std::mt19937_64 random(config.seed);
-    for (size_t i = 0; i < pixels_.size(); i += 8) {
-        const uint64_t r = random();
-        for (size_t b = 0; b < 8 && i + b < pixels_.size(); ++b) pixels_[i + b] = static_cast<uint8_t>(r >> (8 * b));
-    }
-}
+      fail_at_sample_(config.fail_at_sample),
+      pixels_(pixel_pool(static_cast<size_t>(std::max<int64_t>(kPixelPoolBytes, elements_ + 4096)), config.seed)) {}
 
 void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const {
     if (index == fail_at_sample_)
@@ -54,8 +68,8 @@ void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atom
     if (decode_us_ > 0) spin_for(decode_us_, stop);
 
     // Each sample reads its own window of the pool, so consecutive samples touch different memory.
-    const int64_t span = static_cast<int64_t>(pixels_.size()) - elements_;
-    const uint8_t* src = pixels_.data() + (span > 0 ? (index * 7919 * 64) % span : 0);
+    const int64_t span = static_cast<int64_t>(pixels_->size()) - elements_;
+    const uint8_t* src = pixels_->data() + (span > 0 ? (index * 7919 * 64) % span : 0);
     float* dst = reinterpret_cast<float*>(out);
     const int channels = plane_ == elements_ ? 1 : static_cast<int>(elements_ / plane_);
     for (int c = 0; c < channels; ++c) {

@@ -45,7 +45,7 @@ private:
     int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
     double decode_us_, io_us_;
     int64_t fail_at_sample_;
-    std::vector<uint8_t> pixels_;  // a pool of random "encoded" pixels every sample reads a window of
+    std::shared_ptr<const std::vector<uint8_t>> pixels_;  // random "encoded" pixels; samples read windows of it
 };
 
 }  // namespace pinscope

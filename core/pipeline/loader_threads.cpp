@@ -11,7 +11,10 @@ namespace pinscope {
 bool DataLoader::fill(LoadedBatch& batch, int64_t first_sample, Recorder& recorder, LaneId lane) {
     ScopedSpan span(&recorder, lane, SpanKind::fetch, batch.id);
     BufferLease lease = collate_pool_->acquire();
-    if (!lease) return false;
+    if (!lease) {
+        span.cancel();  // shut down before any work began
+        return false;
+    }
     span.set_bytes(static_cast<uint64_t>(config_.batch_bytes()));
     span.set_memory(lease.memory());
     const int64_t sample_bytes = context_.dataset.sample_bytes();
@@ -28,7 +31,10 @@ bool DataLoader::fill(LoadedBatch& batch, int64_t first_sample, Recorder& record
 bool DataLoader::pin(LoadedBatch& batch, Recorder& recorder, LaneId lane) {
     ScopedSpan span(&recorder, lane, SpanKind::pin, batch.id, batch.bytes, HostMemory::pinned);
     BufferLease pinned = pinned_pool_->acquire();
-    if (!pinned) return false;
+    if (!pinned) {
+        span.cancel();
+        return false;
+    }
     std::memcpy(pinned.data(), batch.buffer.data(), batch.bytes);
     batch.buffer = std::move(pinned);  // the pageable buffer goes back to its pool here
     return true;

@@ -98,6 +98,11 @@ SessionStatus Session::status() const {
     return status;
 }
 
+DeviceResources Session::device_resources() const {
+    std::lock_guard lock(mutex_);
+    return device_ ? device_->resources() : DeviceResources{};
+}
+
 void Session::finish(SessionState state, std::string error) {
     std::lock_guard lock(mutex_);
     status_.state = state;
@@ -118,7 +123,10 @@ void Session::replace_device_if_needed(const PipelineConfig& config) {
         current = status_.config;
     }
     if (!device_differs(current, config) && device_) return;
-    device_.reset();  // no pipeline holds any of its resources between generations
+    {
+        std::lock_guard lock(mutex_);
+        device_.reset();  // no pipeline holds any of its resources between generations
+    }
     DeviceSelection selection = make_device(config.device, trace_, config.calibration);
     std::lock_guard lock(mutex_);
     device_ = std::move(selection.device);

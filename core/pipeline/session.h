@@ -56,6 +56,8 @@ public:
     bool wait(TimeNs timeout_ns = -1);
 
     SessionStatus status() const;
+    // The device's live resources: after stop(), every count is back to zero unless something leaked.
+    DeviceResources device_resources() const;
     Trace& trace() { return trace_; }
 
 private:

@@ -63,6 +63,9 @@ public:
     void set_bytes(uint64_t bytes) { span_.bytes = bytes; }
     void set_memory(HostMemory memory) { span_.memory = memory; }
 
+    // Nothing happened after all (e.g. shutdown before the work began): record no span.
+    void cancel() { recorder_ = nullptr; }
+
     void finish() {
         if (!recorder_) return;
         span_.end = now_ns();

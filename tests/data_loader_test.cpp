@@ -1,0 +1,229 @@
+// The DataLoader's semantics, rule by rule, as PyTorch's _MultiProcessingDataLoaderIter has them.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "tests/pipeline_fixture.h"
+
+using namespace pinscope;
+using namespace pinscope::testing;
+
+TEST_CASE("at most prefetch_factor * num_workers batches are outstanding") {
+    LoaderHarness h;
+    PipelineConfig config = small_config(3);
+    config.prefetch_factor = 2;
+    auto loader = h.make(config);
+    CHECK(loader->outstanding() == 6);  // PyTorch prefetches pf * W batches when the iterator starts
+    CHECK(loader->dispatched() == 6);
+    for (int i = 0; i < 40; ++i) {
+        std::this_thread::sleep_for(std::chrono::microseconds(300));  // a slow consumer: workers run ahead
+        REQUIRE(loader->next());
+        CHECK(loader->outstanding() <= 6);
+    }
+    loader.reset();
+    CHECK(h.counter_max(CounterKind::outstanding_batches) == 6);
+}
+
+TEST_CASE("each batch handed over lets exactly one more be dispatched") {
+    LoaderHarness h;
+    PipelineConfig config = small_config(2);
+    config.prefetch_factor = 3;
+    auto loader = h.make(config);
+    for (int k = 1; k <= 25; ++k) {
+        REQUIRE(loader->next());
+        CHECK(loader->dispatched() == 6 + k);
+    }
+}
+
+TEST_CASE("with in_order, batches come in order even when an early one is slow") {
+    LoaderHarness h;
+    h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 50'000.0 : 0.0; };  // batch 0 is slow
+    auto loader = h.make(small_config(4));
+    for (int64_t i = 0; i < 20; ++i) {
+        auto batch = loader->next();
+        REQUIRE(batch);
+        CHECK(batch->index == i);
+        CHECK(batch->id == i);
+    }
+    loader.reset();
+    // Batches 1..7 arrived while batch 0 was still being built: they waited in the reorder buffer.
+    CHECK(h.counter_max(CounterKind::reorder_depth) >= 1);
+}
+
+TEST_CASE("with in_order=false, batches are handed over as they arrive") {
+    LoaderHarness h;
+    h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 300'000.0 : 0.0; };
+    PipelineConfig config = small_config(4);
+    config.in_order = false;
+    auto loader = h.make(config);
+    std::set<int64_t> seen;
+    auto first = loader->next();
+    REQUIRE(first);
+    CHECK(first->index != 0);  // batch 0 is still being built
+    seen.insert(first->index);
+    for (int i = 1; i < 20; ++i) seen.insert(loader->next()->index);
+    CHECK(seen.size() == 20);  // each exactly once
+    loader.reset();
+    CHECK(h.counter_max(CounterKind::reorder_depth) == 0);  // nothing is held back
+}
+
+TEST_CASE("with in_order, batch i goes to worker i mod num_workers") {
+    LoaderHarness h;
+    auto loader = h.make(small_config(3));
+    for (int i = 0; i < 30; ++i) {
+        auto batch = loader->next();
+        REQUIRE(batch);
+        CHECK(batch->worker == batch->index % 3);
+    }
+}
+
+TEST_CASE("with in_order=false, work goes to the least-loaded worker") {
+    LoaderHarness h;
+    h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 300'000.0 : 0.0; };  // worker 0 is stuck on batch 0
+    PipelineConfig config = small_config(2);
+    config.in_order = false;
+    auto loader = h.make(config);
+    // Initially batches 0 and 2 go to worker 0, 1 and 3 to worker 1. While worker 0 is stuck, every
+    // new batch goes to worker 1, which has fewer tasks.
+    for (int i = 0; i < 8; ++i) {
+        auto batch = loader->next();
+        REQUIRE(batch);
+        CHECK(batch->worker == 1);
+        CHECK(batch->index != 0);
+        CHECK(batch->index != 2);
+    }
+}
+
+TEST_CASE("with num_workers=0 batches are built inline on the calling thread") {
+    LoaderHarness h;
+    const int threads_before = live_pipeline_threads();
+    auto loader = h.make(small_config(0));
+    CHECK(live_pipeline_threads() == threads_before);
+    CHECK(loader->outstanding() == 0);
+    for (int64_t i = 0; i < 5; ++i) {
+        auto batch = loader->next();
+        REQUIRE(batch);
+        CHECK(batch->index == i);
+        CHECK(batch->worker == -1);
+        CHECK(batch->buffer.memory() == HostMemory::pinned);  // pin_memory is on by default
+    }
+    loader.reset();
+    CHECK(h.spans_on(LaneKind::main, SpanKind::fetch) == 5);
+    CHECK(h.spans_on(LaneKind::main, SpanKind::pin) == 5);  // PyTorch pins inline without workers
+    CHECK(h.spans_on(LaneKind::worker, SpanKind::fetch) == 0);
+    CHECK(h.counter_max(CounterKind::outstanding_batches) == 0);
+}
+
+TEST_CASE("a worker's error is re-raised in the train loop with PyTorch's message") {
+    LoaderHarness h;
+    h.dataset.fail = [](int64_t sample) {
+        if (sample == 5) throw DatasetError("ValueError", "sample 5 is corrupt");
+    };
+    auto loader = h.make(small_config(2));
+    REQUIRE(loader->next()->index == 0);
+    // Sample 5 is in batch 1, which worker 1 builds.
+    CHECK_THROWS_WITH_AS(loader->next(), "Caught ValueError in DataLoader worker process 1. Original: sample 5 is corrupt",
+                         WorkerError);
+    // Like PyTorch, the loader goes on after the failed batch.
+    CHECK(loader->next()->index == 2);
+}
+
+TEST_CASE("a C++ exception from a dataset is named as Python would name it") {
+    CHECK(python_exception_name(std::out_of_range("x")) == "IndexError");
+    CHECK(python_exception_name(std::invalid_argument("x")) == "ValueError");
+    CHECK(python_exception_name(std::bad_alloc()) == "MemoryError");
+    CHECK(python_exception_name(std::runtime_error("x")) == "RuntimeError");
+    CHECK(python_exception_name(DatasetError("KeyError", "x")) == "KeyError");
+
+    LoaderHarness h;
+    h.dataset.fail = [](int64_t sample) {
+        if (sample == 0) throw std::out_of_range("index 0 is out of range");
+    };
+    auto loader = h.make(small_config(1));
+    CHECK_THROWS_WITH_AS(loader->next(), "Caught IndexError in DataLoader worker process 0. Original: index 0 is out of range",
+                         WorkerError);
+}
+
+TEST_CASE("with num_workers=0 the dataset's own exception reaches the train loop unwrapped") {
+    LoaderHarness h;
+    h.dataset.fail = [](int64_t sample) {
+        if (sample == 1) throw DatasetError("ValueError", "bad");
+    };
+    auto loader = h.make(small_config(0));
+    CHECK_THROWS_AS(loader->next(), DatasetError);
+}
+
+TEST_CASE("pin_mode=thread pins in the pin thread, pin_mode=direct in the workers") {
+    for (PinMode mode : {PinMode::thread, PinMode::direct}) {
+        CAPTURE(to_string(mode));
+        LoaderHarness h;
+        PipelineConfig config = small_config(2);
+        config.pin_mode = mode;
+        auto loader = h.make(config);
+        for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pinned);
+        loader.reset();
+        const size_t pins = h.spans_on(LaneKind::pin, SpanKind::pin);
+        if (mode == PinMode::thread) CHECK(pins >= 10);
+        else CHECK(pins == 0);
+        // Workers collate into pageable memory for the pin thread, into pinned memory when direct.
+        size_t pinned_fetches = 0, fetches = 0;
+        for (const LaneInfo& lane : h.store.lanes())
+            if (lane.kind == LaneKind::worker)
+                for (const Span& s : h.store.spans(lane.id)) {
+                    fetches += s.kind == SpanKind::fetch;
+                    pinned_fetches += s.kind == SpanKind::fetch && s.memory == HostMemory::pinned;
+                }
+        CHECK(fetches >= 10);
+        CHECK(pinned_fetches == (mode == PinMode::direct ? fetches : 0));
+    }
+}
+
+TEST_CASE("without pin_memory batches stay in pageable memory and nothing is pinned") {
+    LoaderHarness h;
+    PipelineConfig config = small_config(2);
+    config.pin_memory = false;
+    auto loader = h.make(config);
+    for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pageable);
+    CHECK(h.device.resources().pinned_bytes == 0);
+    loader.reset();
+    CHECK(h.spans_on(LaneKind::pin, SpanKind::pin) == 0);
+}
+
+TEST_CASE("host buffers come from bounded pools and are reused") {
+    LoaderHarness h;
+    PipelineConfig config = small_config(2);  // pf 2: 4 outstanding, 2 held downstream
+    auto loader = h.make(config);
+    for (int i = 0; i < 200; ++i) REQUIRE(loader->next());
+    // Two pools (pageable for the workers, pinned for the pin thread), each of at most
+    // outstanding + held downstream + 2 buffers, however many batches went through.
+    const DeviceResources r = h.device.resources();
+    CHECK(r.host_buffers <= 2 * (4 + 2 + 2));
+    CHECK(r.pinned_bytes <= (4 + 2 + 2) * config.batch_bytes());
+}
+
+TEST_CASE("interrupt wakes a train loop blocked on a slow batch") {
+    LoaderHarness h;
+    h.dataset.delay_us = [](int64_t) { return 60e6; };  // a minute per sample
+    auto loader = h.make(small_config(2));
+    std::thread interrupter([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        loader->interrupt();
+    });
+    CHECK_FALSE(loader->next().has_value());
+    interrupter.join();
+    loader.reset();  // joins workers that were mid-sample
+}
+
+TEST_CASE("destroying a loader joins its threads and returns every buffer") {
+    LoaderHarness h;
+    const int threads_before = live_pipeline_threads();
+    {
+        PipelineConfig config = small_config(4);
+        auto loader = h.make(config);
+        CHECK(live_pipeline_threads() == threads_before + 5);  // 4 workers and the pin thread
+        for (int i = 0; i < 7; ++i) REQUIRE(loader->next());  // keep some batches queued and in flight
+    }
+    CHECK(live_pipeline_threads() == threads_before);
+    CHECK(h.device.resources().host_buffers == 0);
+    CHECK(h.pinned.value() == 0);
+}

@@ -1,0 +1,269 @@
+// A whole pipeline on the simulated GPU: the train loop's copies and streams, what the trace shows,
+// and the session's life cycle (bounds, failures, live reconfiguration, clean shutdown).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "core/analysis/metrics.h"
+#include "core/pipeline/session.h"
+
+using namespace pinscope;
+
+namespace {
+
+PipelineConfig tiny(int64_t batches) {
+    PipelineConfig config;
+    config.device = DeviceChoice::sim;
+    config.num_workers = 2;
+    config.batch_size = 8;
+    config.sample_shape.dims = {3, 16, 16};
+    config.kernel_us = 50;
+    config.d2h_bytes = 256;
+    config.seconds = 0;
+    config.batches = batches;
+    return config;
+}
+
+struct Finished {
+    SessionStatus status;
+    TraceStore store;
+    DeviceResources resources;
+};
+
+// Runs `config` to its end and collects everything it recorded.
+Finished run(const PipelineConfig& config) {
+    Session session(config);
+    Finished f;
+    session.start();
+    while (!session.wait(50 * kNsPerMs)) session.trace().collect(f.store);
+    session.trace().collect(f.store);
+    f.status = session.status();
+    f.resources = session.device_resources();
+    return f;
+}
+
+std::vector<Span> spans_of(const TraceStore& store, SpanKind kind, std::optional<LaneKind> lane_kind = {}) {
+    std::vector<Span> found;
+    for (const LaneInfo& lane : store.lanes())
+        if (!lane_kind || lane.kind == *lane_kind)
+            for (const Span& s : store.spans(lane.id))
+                if (s.kind == kind) found.push_back(s);
+    std::sort(found.begin(), found.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("a session runs exactly to its batch bound and leaves nothing behind") {
+    const int threads_before = live_pipeline_threads();
+    Finished f = run(tiny(30));
+    CHECK(f.status.state == SessionState::finished);
+    CHECK(f.status.batches == 30);
+    CHECK(f.status.generation == 1);
+    CHECK(spans_of(f.store, SpanKind::kernel).size() == 30);
+    CHECK(live_pipeline_threads() == threads_before);
+    CHECK(f.resources.host_buffers == 0);
+    CHECK(f.resources.device_buffers == 0);
+    CHECK(f.resources.streams == 0);
+    CHECK(f.resources.events == 0);
+}
+
+TEST_CASE("every GPU span carries the id of a batch the loader built") {
+    Finished f = run(tiny(20));
+    std::set<int64_t> fetched;
+    for (const Span& s : spans_of(f.store, SpanKind::fetch)) fetched.insert(s.batch);
+    for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h})
+        for (const Span& s : spans_of(f.store, kind)) CHECK(fetched.count(s.batch) == 1);
+}
+
+TEST_CASE("the outstanding-batches counter never exceeds prefetch_factor * num_workers") {
+    PipelineConfig config = tiny(60);
+    config.num_workers = 3;
+    config.prefetch_factor = 2;
+    config.kernel_us = 2000;  // a slow GPU: the loader fills up to its cap
+    Finished f = run(config);
+    double highest = 0;
+    for (const CounterSample& s : f.store.counters(CounterKind::outstanding_batches)) highest = std::max(highest, s.value);
+    CHECK(highest == 6);
+}
+
+TEST_CASE("a pageable H2D shows staging time on the host thread that issued it") {
+    PipelineConfig config = tiny(20);
+    config.pin_memory = false;
+    Finished f = run(config);
+    const auto h2d = spans_of(f.store, SpanKind::h2d);
+    const auto staged = spans_of(f.store, SpanKind::stage, LaneKind::main);
+    REQUIRE(h2d.size() == 20);
+    for (const Span& s : h2d) CHECK(s.memory == HostMemory::pageable);
+    // Each pageable H2D (and pageable D2H) held the train loop for the whole copy.
+    std::map<int64_t, Span> stage_of_batch;
+    for (const Span& s : staged)
+        if (s.bytes == static_cast<uint64_t>(config.batch_bytes())) stage_of_batch[s.batch] = s;
+    for (const Span& copy : h2d) {
+        REQUIRE(stage_of_batch.count(copy.batch));
+        const Span& held = stage_of_batch[copy.batch];
+        CHECK(held.memory == HostMemory::pageable);
+        CHECK(held.start <= copy.start);
+        CHECK(held.end >= copy.end);
+    }
+}
+
+TEST_CASE("with pin_memory and non_blocking, H2D copies are pinned and do not hold the host") {
+    Finished f = run(tiny(20));
+    for (const Span& s : spans_of(f.store, SpanKind::h2d)) CHECK(s.memory == HostMemory::pinned);
+    CHECK(spans_of(f.store, SpanKind::stage).empty());
+}
+
+TEST_CASE("with 64 MiB batches, pinned H2D moves at least 4x the GB/s of pageable") {
+    double gbps[2];
+    for (bool pinned : {false, true}) {
+        PipelineConfig config = tiny(4);
+        config.batch_size = 1;
+        config.sample_shape.dims = {1, 4096, 4096};  // 16 Mi floats: 64 MiB a batch
+        config.pin_memory = pinned;
+        config.pin_mode = PinMode::direct;
+        Finished f = run(config);
+        const Metrics m = compute_metrics(f.store, config.batch_size);
+        REQUIRE(m.h2d_bytes == 4 * (64u << 20));
+        gbps[pinned] = m.h2d_gbps;
+    }
+    CAPTURE(gbps[0]);
+    CAPTURE(gbps[1]);
+    CHECK(gbps[1] >= 4 * gbps[0]);
+}
+
+TEST_CASE("chunks split each batch over the streams, on every stream in issue order") {
+    PipelineConfig config = tiny(6);
+    config.streams = 2;
+    config.chunks = 4;
+    Finished f = run(config);
+    const auto h2d = spans_of(f.store, SpanKind::h2d);
+    REQUIRE(h2d.size() == 6 * 4);
+    std::map<int64_t, uint64_t> bytes_of_batch;
+    std::set<LaneId> lanes;
+    for (const Span& s : h2d) {
+        bytes_of_batch[s.batch] += s.bytes;
+        lanes.insert(s.lane);
+    }
+    CHECK(lanes.size() == 2);
+    for (auto [batch, bytes] : bytes_of_batch) CHECK(bytes == static_cast<uint64_t>(config.batch_bytes()));
+    CHECK(spans_of(f.store, SpanKind::kernel).size() == 6 * 4);
+}
+
+TEST_CASE("issue order: per chunk interleaves H2D and kernels on a stream; copies-first does all copies first") {
+    for (IssueOrder order : {IssueOrder::per_chunk, IssueOrder::copies_first}) {
+        CAPTURE(to_string(order));
+        PipelineConfig config = tiny(1);
+        config.streams = 1;
+        config.chunks = 3;
+        config.issue_order = order;
+        Finished f = run(config);
+        std::vector<Span> ops;
+        for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h})
+            for (const Span& s : spans_of(f.store, kind)) ops.push_back(s);
+        std::sort(ops.begin(), ops.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+        std::string sequence;
+        for (const Span& s : ops) sequence += s.kind == SpanKind::h2d ? 'H' : s.kind == SpanKind::kernel ? 'K' : 'D';
+        CHECK(sequence == (order == IssueOrder::per_chunk ? "HKDHKDHKD" : "HHHKKKDDD"));
+    }
+}
+
+TEST_CASE("at most streams + 1 batches are in flight on the GPU") {
+    PipelineConfig config = tiny(40);
+    config.streams = 2;
+    config.kernel_us = 1000;
+    Finished f = run(config);
+    // In flight: from a batch's first H2D start to its last D2H end. Count the most at any time.
+    std::map<int64_t, std::pair<TimeNs, TimeNs>> life;
+    for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h})
+        for (const Span& s : spans_of(f.store, kind)) {
+            auto [it, fresh] = life.try_emplace(s.batch, s.start, s.end);
+            if (!fresh) it->second = {std::min(it->second.first, s.start), std::max(it->second.second, s.end)};
+        }
+    std::vector<std::pair<TimeNs, int>> edges;
+    for (auto& [batch, range] : life) edges.push_back({range.first, +1}), edges.push_back({range.second, -1});
+    std::sort(edges.begin(), edges.end());
+    int in_flight = 0, most = 0;
+    for (auto [t, delta] : edges) most = std::max(most, in_flight += delta);
+    CHECK(most <= config.streams + 1);
+    CHECK(most >= 2);  // and the host does run ahead of the GPU
+}
+
+TEST_CASE("a worker's error fails the session with PyTorch's message") {
+    PipelineConfig config = tiny(0);
+    config.seconds = 30;
+    config.fail_at_sample = 20;  // in batch 2, built by worker 0
+    Finished f = run(config);
+    CHECK(f.status.state == SessionState::failed);
+    CHECK(f.status.error == "Caught ValueError in DataLoader worker process 0. Original: sample 20 is corrupt (fail_at_sample=20)");
+    CHECK(f.resources.host_buffers == 0);
+}
+
+TEST_CASE("stop() interrupts a pipeline stuck in a slow batch") {
+    PipelineConfig config = tiny(0);
+    config.seconds = 0;
+    config.io_us = 1e6;  // a second per sample: a batch would take 8 s on 2 workers
+    const int threads_before = live_pipeline_threads();
+    Session session(config);
+    session.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    session.stop();
+    CHECK(session.status().state == SessionState::stopped);
+    CHECK(live_pipeline_threads() == threads_before);
+    CHECK(session.device_resources().host_buffers == 0);
+}
+
+TEST_CASE("an invalid reconfiguration is refused and the pipeline keeps running") {
+    PipelineConfig config = tiny(0);
+    config.seconds = 0;
+    Session session(config);
+    session.start();
+    PipelineConfig bad = config;
+    bad.num_workers = -1;
+    CHECK_THROWS_WITH_AS(session.reconfigure(bad), doctest::Contains("num_workers option should be non-negative"),
+                         std::invalid_argument);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(session.status().state == SessionState::running);
+    CHECK(session.status().generation == 1);
+    session.stop();
+}
+
+TEST_CASE("reconfiguring a running pipeline 200 times: no deadlock, buffers and threads return to 0") {
+    PipelineConfig config = tiny(0);
+    config.seconds = 0;
+    const int threads_before = live_pipeline_threads();
+    Session session(config);
+    session.start();
+    std::mt19937 random(7);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+    for (int i = 0; i < 200; ++i) {
+        PipelineConfig next = config;
+        next.num_workers = pick(0, 4);
+        next.prefetch_factor = next.num_workers > 0 && pick(0, 1) ? std::optional<int>(pick(1, 3)) : std::nullopt;
+        next.pin_memory = pick(0, 1);
+        next.pin_mode = pick(0, 1) ? PinMode::thread : PinMode::direct;
+        next.non_blocking = pick(0, 1);
+        next.in_order = pick(0, 1);
+        next.streams = pick(1, 3);
+        next.chunks = pick(1, 3);
+        next.io_us = pick(0, 1) * 100;
+        session.reconfigure(next);
+        std::this_thread::sleep_for(std::chrono::microseconds(pick(0, 3000)));
+        REQUIRE(session.status().state == SessionState::running);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const SessionStatus status = session.status();
+    CHECK(status.generation > 10);  // many were applied (the rest coalesced with the next one)
+    CHECK(status.batches > 0);
+    session.stop();
+    CHECK(live_pipeline_threads() == threads_before);
+    const DeviceResources r = session.device_resources();
+    CHECK(r.host_buffers == 0);
+    CHECK(r.pinned_bytes == 0);
+    CHECK(r.device_buffers == 0);
+    CHECK(r.streams == 0);
+    CHECK(r.events == 0);
+}
