@@ -124,7 +124,7 @@ TEST_CASE("stall is train-loop waiting while no kernel runs, over the window") {
     CHECK(m.stall == doctest::Approx(70.0 / 200));
 }
 
-TEST_CASE("h2d_gbps is bytes of copies ending in the window over its seconds") {
+TEST_CASE("sustained GB/s is bytes of copies ending in the window over its seconds; copy GB/s over their busy time") {
     Lanes lanes;
     TraceStore store = lanes.store();
     store.add(span(lanes.h2d, SpanKind::h2d, 100, 200, 0, 750'000'000, HostMemory::pinned));
@@ -135,10 +135,24 @@ TEST_CASE("h2d_gbps is bytes of copies ending in the window over its seconds") {
     const Metrics m = compute_metrics(store, 1, {0, kNsPerS});
     CHECK(m.seconds == doctest::Approx(1.0));
     CHECK(m.h2d_bytes == 1'000'000'000);
-    CHECK(m.h2d_gbps == doctest::Approx(1.0));
+    CHECK(m.h2d_sustained_gbps == doctest::Approx(1.0));
+    CHECK(m.h2d_gbps == doctest::Approx(1e9 / 200.0));  // two copies of 100 ns each
     CHECK(m.d2h_bytes == 2'000'000'000);
-    CHECK(m.d2h_gbps == doctest::Approx(2.0));
+    CHECK(m.d2h_sustained_gbps == doctest::Approx(2.0));
+    CHECK(m.d2h_gbps == doctest::Approx(2e9 / 100.0));
     CHECK(m.pageable_h2d_fraction == doctest::Approx(0.25));
+}
+
+TEST_CASE("copy GB/s counts two copies that share the link over their common busy time once") {
+    Lanes lanes;
+    TraceStore store = lanes.store();
+    const LaneId second = lanes.registry.lane(LaneKind::h2d, 1);
+    store.set_lanes(lanes.registry.snapshot());
+    store.add(span(lanes.h2d, SpanKind::h2d, 100, 300, 0, 400, HostMemory::pinned));
+    store.add(span(second, SpanKind::h2d, 200, 400, 1, 400, HostMemory::pinned));
+    const Metrics m = compute_metrics(store, 1, {0, 1000});
+    CHECK(m.h2d_gbps == doctest::Approx(800.0 / 300));  // 800 bytes while some copy ran: 100..400
+    CHECK(m.h2d_sustained_gbps == doctest::Approx(800.0 / 1000));
 }
 
 TEST_CASE("a batch in chunks counts once, when its last kernel chunk ends") {

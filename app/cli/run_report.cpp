@@ -16,7 +16,9 @@ nlohmann::json metrics_json(const Metrics& m) {
     j["batches_per_s"] = m.batches_per_s;
     j["h2d_bytes"] = m.h2d_bytes;
     j["h2d_gbps"] = m.h2d_gbps;
+    j["h2d_sustained_gbps"] = m.h2d_sustained_gbps;
     j["d2h_gbps"] = m.d2h_gbps;
+    j["d2h_sustained_gbps"] = m.d2h_sustained_gbps;
     j["gpu_busy"] = m.gpu_busy;
     j["overlap"] = m.overlap;
     j["stall"] = m.stall;
@@ -65,8 +67,8 @@ void print_report(std::ostream& out, const RunReport& r) {
     fmt::print(out, "metrics over {:.2f} s from the first batch (wall {:.2f} s)\n", m.seconds, ns_to_s(r.status.elapsed));
     row("samples/s", fmt::format("{:.1f}", m.samples_per_s));
     row("batches/s", fmt::format("{:.1f}  ({} batches)", m.batches_per_s, m.batches));
-    row("H2D", fmt::format("{:.2f} GB/s  (link peak {:.1f} GB/s; {:.0f}% pageable)", m.h2d_gbps, r.status.device.h2d_peak_gbps,
-                           100 * m.pageable_h2d_fraction));
+    row("H2D", fmt::format("{:.2f} GB/s while copying, {:.2f} GB/s sustained (link peak {:.1f}; {:.0f}% pageable)",
+                           m.h2d_gbps, m.h2d_sustained_gbps, r.status.device.h2d_peak_gbps, 100 * m.pageable_h2d_fraction));
     row("GPU busy", fmt::format("{:.1f}%", 100 * m.gpu_busy));
     row("copy/compute overlap", fmt::format("{:.1f}% of kernel time", 100 * m.overlap));
     row("data stall", fmt::format("{:.1f}% of wall time", 100 * m.stall));

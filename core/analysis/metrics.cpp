@@ -76,21 +76,34 @@ std::vector<StageLatency> stage_latencies(const TraceStore& store, Interval wind
 
 struct CopyVolume {
     uint64_t h2d = 0, d2h = 0, pageable_h2d = 0;
+    TimeNs h2d_busy = 0, d2h_busy = 0;  // union of the counted spans
 };
+
+TimeNs busy_time(IntervalList spans) {
+    if (spans.empty()) return 0;
+    TimeNs from = spans.front().start, to = spans.front().end;
+    for (const Interval& s : spans) from = std::min(from, s.start), to = std::max(to, s.end);
+    return total_length(normalized(std::move(spans), {from, to}));
+}
 
 CopyVolume copy_volume(const TraceStore& store, Interval window) {
     CopyVolume volume;
+    IntervalList h2d_spans, d2h_spans;
     for (const LaneInfo& lane : store.lanes()) {
         for (const Span& span : spans_started_by(store.spans(lane.id), window.end)) {
             if (!ends_in(window, span.end)) continue;
             if (span.kind == SpanKind::h2d) {
                 volume.h2d += span.bytes;
                 if (span.memory == HostMemory::pageable) volume.pageable_h2d += span.bytes;
+                h2d_spans.push_back({span.start, span.end});
             } else if (span.kind == SpanKind::d2h) {
                 volume.d2h += span.bytes;
+                d2h_spans.push_back({span.start, span.end});
             }
         }
     }
+    volume.h2d_busy = busy_time(std::move(h2d_spans));
+    volume.d2h_busy = busy_time(std::move(d2h_spans));
     return volume;
 }
 
@@ -149,8 +162,11 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     const CopyVolume volume = copy_volume(store, window);
     m.h2d_bytes = volume.h2d;
     m.d2h_bytes = volume.d2h;
-    m.h2d_gbps = per_second(static_cast<double>(volume.h2d)) / 1e9;
-    m.d2h_gbps = per_second(static_cast<double>(volume.d2h)) / 1e9;
+    m.h2d_sustained_gbps = per_second(static_cast<double>(volume.h2d)) / 1e9;
+    m.d2h_sustained_gbps = per_second(static_cast<double>(volume.d2h)) / 1e9;
+    // bytes per nanosecond is GB/s
+    m.h2d_gbps = volume.h2d_busy > 0 ? static_cast<double>(volume.h2d) / static_cast<double>(volume.h2d_busy) : 0;
+    m.d2h_gbps = volume.d2h_busy > 0 ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) : 0;
     m.pageable_h2d_fraction = fraction(volume.pageable_h2d, volume.h2d);
 
     const IntervalList kernels = covered_time(
