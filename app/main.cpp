@@ -4,8 +4,8 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "app/cli/bench_command.h"
 #include "app/cli/info_command.h"
@@ -27,9 +27,10 @@ std::string command_name(int argc, char** argv, const std::vector<Command>& comm
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"pinscope: a lab for how training data travels from host memory to a GPU.\n"
-                 "With no command it opens the desktop app (or, without a display, runs the headless demo).",
-                 "pinscope"};
+    CLI::App app{
+        "pinscope: a lab for how training data travels from host memory to a GPU.\n"
+        "With no command it opens the desktop app (or, without a display, runs the headless demo).",
+        "pinscope"};
     app.set_version_flag("--version", PINSCOPE_VERSION);
     app.require_subcommand(0, 1);
     std::vector<Command> commands = {add_run_command(app), add_bench_command(app), add_info_command(app)};

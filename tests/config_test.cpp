@@ -34,13 +34,16 @@ std::filesystem::path temp_file(const std::string& name, const std::string& text
 
 }  // namespace
 
-TEST_CASE("the default config is valid") { CHECK(only_error_of(PipelineConfig{}) == ""); }
+TEST_CASE("the default config is valid") {
+    CHECK(only_error_of(PipelineConfig{}) == "");
+}
 
 TEST_CASE("num_workers must be non-negative, in PyTorch's words") {
     PipelineConfig c;
     c.num_workers = -1;
     CHECK(only_error_of(c) ==
-          "num_workers=-1: num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.");
+          "num_workers=-1: num_workers option should be non-negative; use num_workers=0 to disable "
+          "multiprocessing.");
 }
 
 TEST_CASE("num_workers has a sane upper bound") {
@@ -63,7 +66,8 @@ TEST_CASE("prefetch_factor can only be set with workers") {
     c.num_workers = 0;
     c.prefetch_factor = 2;
     const std::string error = only_error_of(c);
-    CHECK(error.find("prefetch_factor=2: prefetch_factor option could only be specified in multiprocessing") == 0);
+    CHECK(error.find(
+              "prefetch_factor=2: prefetch_factor option could only be specified in multiprocessing") == 0);
     CHECK(error.find("leave prefetch_factor unset") != std::string::npos);
 }
 
@@ -92,7 +96,8 @@ TEST_CASE("prefetch_factor must be at least 1 and not absurd") {
 TEST_CASE("batch_size must be positive, in PyTorch's words") {
     PipelineConfig c;
     c.batch_size = 0;
-    CHECK(only_error_of(c).find("batch_size=0: batch_size should be a positive integer value, but got batch_size=0") == 0);
+    CHECK(only_error_of(c).find(
+              "batch_size=0: batch_size should be a positive integer value, but got batch_size=0") == 0);
     c.batch_size = 1 << 20;
     CHECK(error_names(c, "batch_size"));
 }
@@ -179,7 +184,8 @@ TEST_CASE("every error names the option, the value and a fix") {
         CHECK_FALSE(issue.option.empty());
         CHECK_FALSE(issue.value.empty());
         CHECK(describe(issue).find(issue.option + "=" + issue.value + ": ") == 0);
-        const bool has_fix = issue.message.find("use ") != std::string::npos || issue.message.find("leave ") != std::string::npos;
+        const bool has_fix = issue.message.find("use ") != std::string::npos ||
+                             issue.message.find("leave ") != std::string::npos;
         CHECK(has_fix);
     }
 }
@@ -232,9 +238,12 @@ TEST_CASE("unknown keys and wrong types in a config name the key") {
         return "";
     };
     CHECK(error_of(R"({"num_worker": 2})").find("unknown config key \"num_worker\"") == 0);
-    CHECK(error_of(R"({"num_workers": "two"})").find("\"num_workers\" should be an integer") != std::string::npos);
-    CHECK(error_of(R"({"num_workers": 2.5})").find("\"num_workers\" should be an integer") != std::string::npos);
-    CHECK(error_of(R"({"pin_memory": 1})").find("\"pin_memory\" should be true or false") != std::string::npos);
+    CHECK(error_of(R"({"num_workers": "two"})").find("\"num_workers\" should be an integer") !=
+          std::string::npos);
+    CHECK(error_of(R"({"num_workers": 2.5})").find("\"num_workers\" should be an integer") !=
+          std::string::npos);
+    CHECK(error_of(R"({"pin_memory": 1})").find("\"pin_memory\" should be true or false") !=
+          std::string::npos);
     CHECK(error_of(R"({"pin_mode": "sideways"})").find("\"pin_mode\" should be one of") != std::string::npos);
     CHECK(error_of(R"({"sample_shape": "3by4"})").find("\"sample_shape\"") != std::string::npos);
     CHECK(error_of(R"([1, 2])").find("should be a JSON object") != std::string::npos);
@@ -254,7 +263,8 @@ TEST_CASE("a malformed config file is an error with its line and column") {
 
 TEST_CASE("a missing config file is an error naming the file") {
     CHECK_THROWS_WITH_AS(load_config("/nonexistent/pinscope.json"),
-                         doctest::Contains("cannot read config file /nonexistent/pinscope.json"), ConfigFileError);
+                         doctest::Contains("cannot read config file /nonexistent/pinscope.json"),
+                         ConfigFileError);
 }
 
 TEST_CASE("save_config writes a file that load_config reads back, atomically") {

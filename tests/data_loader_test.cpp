@@ -79,7 +79,9 @@ TEST_CASE("with in_order, batch i goes to worker i mod num_workers") {
 
 TEST_CASE("with in_order=false, work goes to the least-loaded worker") {
     LoaderHarness h;
-    h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 300'000.0 : 0.0; };  // worker 0 is stuck on batch 0
+    h.dataset.delay_us = [](int64_t sample) {
+        return sample < 4 ? 300'000.0 : 0.0;
+    };  // worker 0 is stuck on batch 0
     PipelineConfig config = small_config(2);
     config.in_order = false;
     auto loader = h.make(config);
@@ -122,7 +124,8 @@ TEST_CASE("a worker's error is re-raised in the train loop with PyTorch's messag
     auto loader = h.make(small_config(2));
     REQUIRE(loader->next()->index == 0);
     // Sample 5 is in batch 1, which worker 1 builds.
-    CHECK_THROWS_WITH_AS(loader->next(), "Caught ValueError in DataLoader worker process 1. Original: sample 5 is corrupt",
+    CHECK_THROWS_WITH_AS(loader->next(),
+                         "Caught ValueError in DataLoader worker process 1. Original: sample 5 is corrupt",
                          WorkerError);
     // Like PyTorch, the loader goes on after the failed batch.
     CHECK(loader->next()->index == 2);
@@ -140,8 +143,9 @@ TEST_CASE("a C++ exception from a dataset is named as Python would name it") {
         if (sample == 0) throw std::out_of_range("index 0 is out of range");
     };
     auto loader = h.make(small_config(1));
-    CHECK_THROWS_WITH_AS(loader->next(), "Caught IndexError in DataLoader worker process 0. Original: index 0 is out of range",
-                         WorkerError);
+    CHECK_THROWS_WITH_AS(
+        loader->next(), "Caught IndexError in DataLoader worker process 0. Original: index 0 is out of range",
+        WorkerError);
 }
 
 TEST_CASE("with num_workers=0 the dataset's own exception reaches the train loop unwrapped") {
@@ -163,8 +167,10 @@ TEST_CASE("pin_mode=thread pins in the pin thread, pin_mode=direct in the worker
         for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pinned);
         loader.reset();
         const size_t pins = h.spans_on(LaneKind::pin, SpanKind::pin);
-        if (mode == PinMode::thread) CHECK(pins >= 10);
-        else CHECK(pins == 0);
+        if (mode == PinMode::thread)
+            CHECK(pins >= 10);
+        else
+            CHECK(pins == 0);
         // Workers collate into pageable memory for the pin thread, into pinned memory when direct.
         size_t pinned_fetches = 0, fetches = 0;
         for (const LaneInfo& lane : h.store.lanes())
@@ -221,7 +227,7 @@ TEST_CASE("destroying a loader joins its threads and returns every buffer") {
         PipelineConfig config = small_config(4);
         auto loader = h.make(config);
         CHECK(live_pipeline_threads() == threads_before + 5);  // 4 workers and the pin thread
-        for (int i = 0; i < 7; ++i) REQUIRE(loader->next());  // keep some batches queued and in flight
+        for (int i = 0; i < 7; ++i) REQUIRE(loader->next());   // keep some batches queued and in flight
     }
     CHECK(live_pipeline_threads() == threads_before);
     CHECK(h.device.resources().host_buffers == 0);

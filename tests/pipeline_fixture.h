@@ -12,7 +12,7 @@
 namespace pinscope::testing {
 
 class ScriptedDataset final : public Dataset {
-public:
+  public:
     // `delay_us(sample)` is how long fetching that sample waits; `fail(sample)` throws instead.
     std::function<double(int64_t)> delay_us = [](int64_t) { return 0.0; };
     std::function<void(int64_t)> fail = [](int64_t) {};
@@ -20,8 +20,10 @@ public:
     int64_t sample_bytes() const override { return 16; }
     void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override {
         fail(index);
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(delay_us(index));
-        while (std::chrono::steady_clock::now() < until && !stop) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        const auto until =
+            std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(delay_us(index));
+        while (std::chrono::steady_clock::now() < until && !stop)
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
         std::memset(out, static_cast<int>(index & 0xFF), 16);
     }
 };
@@ -48,7 +50,8 @@ struct LoaderHarness {
     TraceStore store;
 
     std::unique_ptr<DataLoader> make(const PipelineConfig& config) {
-        return std::make_unique<DataLoader>(config, LoaderContext{device, trace, dataset, *recorder, lane, &pinned, 0, 2});
+        return std::make_unique<DataLoader>(
+            config, LoaderContext{device, trace, dataset, *recorder, lane, &pinned, 0, 2});
     }
 
     const TraceStore& collect() {

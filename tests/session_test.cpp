@@ -86,7 +86,8 @@ TEST_CASE("the outstanding-batches counter never exceeds prefetch_factor * num_w
     config.kernel_us = 2000;  // a slow GPU: the loader fills up to its cap
     Finished f = run(config);
     double highest = 0;
-    for (const CounterSample& s : f.store.counters(CounterKind::outstanding_batches)) highest = std::max(highest, s.value);
+    for (const CounterSample& s : f.store.counters(CounterKind::outstanding_batches))
+        highest = std::max(highest, s.value);
     CHECK(highest == 6);
 }
 
@@ -153,7 +154,8 @@ TEST_CASE("chunks split each batch over the streams, on every stream in issue or
     CHECK(spans_of(f.store, SpanKind::kernel).size() == 6 * 4);
 }
 
-TEST_CASE("issue order: per chunk interleaves H2D and kernels on a stream; copies-first does all copies first") {
+TEST_CASE(
+    "issue order: per chunk interleaves H2D and kernels on a stream; copies-first does all copies first") {
     for (IssueOrder order : {IssueOrder::per_chunk, IssueOrder::copies_first}) {
         CAPTURE(to_string(order));
         PipelineConfig config = tiny(1);
@@ -166,7 +168,8 @@ TEST_CASE("issue order: per chunk interleaves H2D and kernels on a stream; copie
             for (const Span& s : spans_of(f.store, kind)) ops.push_back(s);
         std::sort(ops.begin(), ops.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
         std::string sequence;
-        for (const Span& s : ops) sequence += s.kind == SpanKind::h2d ? 'H' : s.kind == SpanKind::kernel ? 'K' : 'D';
+        for (const Span& s : ops)
+            sequence += s.kind == SpanKind::h2d ? 'H' : s.kind == SpanKind::kernel ? 'K' : 'D';
         CHECK(sequence == (order == IssueOrder::per_chunk ? "HKDHKDHKD" : "HHHKKKDDD"));
     }
 }
@@ -181,7 +184,8 @@ TEST_CASE("at most streams + 1 batches are in flight on the GPU") {
     for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h})
         for (const Span& s : spans_of(f.store, kind)) {
             auto [it, fresh] = life.try_emplace(s.batch, s.start, s.end);
-            if (!fresh) it->second = {std::min(it->second.first, s.start), std::max(it->second.second, s.end)};
+            if (!fresh)
+                it->second = {std::min(it->second.first, s.start), std::max(it->second.second, s.end)};
         }
     std::vector<std::pair<TimeNs, int>> edges;
     for (auto& [batch, range] : life) edges.push_back({range.first, +1}), edges.push_back({range.second, -1});
@@ -198,7 +202,9 @@ TEST_CASE("a worker's error fails the session with PyTorch's message") {
     config.fail_at_sample = 20;  // in batch 2, built by worker 0
     Finished f = run(config);
     CHECK(f.status.state == SessionState::failed);
-    CHECK(f.status.error == "Caught ValueError in DataLoader worker process 0. Original: sample 20 is corrupt (fail_at_sample=20)");
+    CHECK(f.status.error ==
+          "Caught ValueError in DataLoader worker process 0. Original: sample 20 is corrupt "
+          "(fail_at_sample=20)");
     CHECK(f.resources.host_buffers == 0);
 }
 
@@ -223,7 +229,8 @@ TEST_CASE("an invalid reconfiguration is refused and the pipeline keeps running"
     session.start();
     PipelineConfig bad = config;
     bad.num_workers = -1;
-    CHECK_THROWS_WITH_AS(session.reconfigure(bad), doctest::Contains("num_workers option should be non-negative"),
+    CHECK_THROWS_WITH_AS(session.reconfigure(bad),
+                         doctest::Contains("num_workers option should be non-negative"),
                          std::invalid_argument);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK(session.status().state == SessionState::running);
@@ -242,7 +249,8 @@ TEST_CASE("reconfiguring a running pipeline 200 times: no deadlock, buffers and 
     for (int i = 0; i < 200; ++i) {
         PipelineConfig next = config;
         next.num_workers = pick(0, 4);
-        next.prefetch_factor = next.num_workers > 0 && pick(0, 1) ? std::optional<int>(pick(1, 3)) : std::nullopt;
+        next.prefetch_factor =
+            next.num_workers > 0 && pick(0, 1) ? std::optional<int>(pick(1, 3)) : std::nullopt;
         next.pin_memory = pick(0, 1);
         next.pin_mode = pick(0, 1) ? PinMode::thread : PinMode::direct;
         next.non_blocking = pick(0, 1);

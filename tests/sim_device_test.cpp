@@ -31,9 +31,13 @@ struct Bench {
     }
 };
 
-double seconds(const Span& s) { return ns_to_s(s.duration()); }
+double seconds(const Span& s) {
+    return ns_to_s(s.duration());
+}
 
-bool overlap(const Span& a, const Span& b) { return a.start < b.end && b.start < a.end; }
+bool overlap(const Span& a, const Span& b) {
+    return a.start < b.end && b.start < a.end;
+}
 
 // A GPU whose copies crawl (1 MB/s), so a host thread can tell "returned at once" from "waited" with a
 // margin of a whole second.
@@ -210,7 +214,9 @@ TEST_CASE("both directions at once share the link: about 75 GB/s in total, not 1
     REQUIRE(d2h.size() == 1);
     const double first_end = ns_to_s(std::min(h2d[0].end, d2h[0].end) - std::max(h2d[0].start, d2h[0].start));
     // While both run, each moves at its solo rate scaled so the two sum to the measured total.
-    const double total_gbps = 2 * 256.0 * MiB / (ns_to_s(std::max(h2d[0].end, d2h[0].end) - std::min(h2d[0].start, d2h[0].start))) * 1e-9;
+    const double total_gbps =
+        2 * 256.0 * MiB / (ns_to_s(std::max(h2d[0].end, d2h[0].end) - std::min(h2d[0].start, d2h[0].start))) *
+        1e-9;
     CHECK(first_end > 0);
     CHECK(total_gbps == doctest::Approx(builtin_calibration().bidir_total_gbps).epsilon(0.05));
     CHECK(total_gbps < 0.8 * (54.0 + 55.0));
@@ -227,7 +233,8 @@ TEST_CASE("two H2D copies on two streams share one direction of the link") {
     auto h2d = bench.spans(SpanKind::h2d);
     REQUIRE(h2d.size() == 2);
     const double wall = ns_to_s(std::max(h2d[0].end, h2d[1].end) - std::min(h2d[0].start, h2d[1].start));
-    CHECK(2 * 64.0 * MiB / wall * 1e-9 == doctest::Approx(builtin_calibration().h2d_pinned.gbps(64.0 * MiB)).epsilon(0.05));
+    CHECK(2 * 64.0 * MiB / wall * 1e-9 ==
+          doctest::Approx(builtin_calibration().h2d_pinned.gbps(64.0 * MiB)).epsilon(0.05));
 }
 
 TEST_CASE("a non_blocking copy from pinned memory returns at once; from pageable it holds the caller") {
@@ -248,8 +255,8 @@ TEST_CASE("a non_blocking copy from pinned memory returns at once; from pageable
 
     auto h2d = bench.spans(SpanKind::h2d);
     REQUIRE(h2d.size() == 2);
-    CHECK(pinned_call < h2d[0].duration() / 4);   // returned long before the copy ended
-    CHECK(pageable_call >= h2d[1].duration());     // held for the whole copy
+    CHECK(pinned_call < h2d[0].duration() / 4);  // returned long before the copy ended
+    CHECK(pageable_call >= h2d[1].duration());   // held for the whole copy
 }
 
 TEST_CASE("a blocking copy from pinned memory waits for the copy") {
@@ -275,7 +282,8 @@ TEST_CASE("GPU spans land on the lanes of their stream's index") {
     bench.device.copy_to_host(host, 0, dev, 0, MiB, s, true, 9);
     bench.device.synchronize();
     bench.trace.collect(bench.store);
-    for (auto [kind, name] : {std::pair{SpanKind::h2d, "stream 3 H2D"}, {SpanKind::kernel, "stream 3 kernel"},
+    for (auto [kind, name] : {std::pair{SpanKind::h2d, "stream 3 H2D"},
+                              {SpanKind::kernel, "stream 3 kernel"},
                               {SpanKind::d2h, "stream 3 D2H"}}) {
         auto spans = bench.spans(kind);
         REQUIRE(spans.size() == 1);
@@ -313,8 +321,8 @@ TEST_CASE("the device counts its live resources and they return to zero") {
 
 TEST_CASE("a calibration file with a missing direction is rejected with a clear message") {
     auto json = nlohmann::json::parse(R"({"copy_bandwidth_GBps": {"h2d_pinned_1MB": 40}})");
-    CHECK_THROWS_WITH_AS(calibration_from_json(json, "x.json"), doctest::Contains("no \"h2d_pageable_<N>MB\" figures"),
-                         CalibrationError);
+    CHECK_THROWS_WITH_AS(calibration_from_json(json, "x.json"),
+                         doctest::Contains("no \"h2d_pageable_<N>MB\" figures"), CalibrationError);
     CHECK_THROWS_AS(calibration_from_json(nlohmann::json::parse("[]"), "x.json"), CalibrationError);
     CHECK_THROWS_AS(load_calibration("/nonexistent/cal.json"), CalibrationError);
 }

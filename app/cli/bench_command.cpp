@@ -55,10 +55,13 @@ BenchResult run_case(const PipelineConfig& config) {
 }  // namespace
 
 Command add_bench_command(CLI::App& app) {
-    CLI::App* cmd = app.add_subcommand("bench", "Measure the engine itself: batches/s with zero-cost work on the simulated GPU");
+    CLI::App* cmd = app.add_subcommand(
+        "bench", "Measure the engine itself: batches/s with zero-cost work on the simulated GPU");
     auto seconds = std::make_shared<double>(2.0);
     auto json = std::make_shared<bool>(false);
-    cmd->add_option("--seconds", *seconds, "Seconds per case")->capture_default_str()->check(CLI::Range(0.1, 600.0));
+    cmd->add_option("--seconds", *seconds, "Seconds per case")
+        ->capture_default_str()
+        ->check(CLI::Range(0.1, 600.0));
     cmd->add_flag("--json", *json, "Print the results as one JSON object");
     return {cmd, [seconds, json] {
                 const std::vector<BenchCase> cases = {
@@ -69,14 +72,17 @@ Command add_bench_command(CLI::App& app) {
                 };
                 nlohmann::json results = nlohmann::json::array();
                 if (!*json)
-                    fmt::print("engine benchmark: zero-cost samples, zero-time kernels, simulated GPU, {} s per case, {} cores\n",
-                               *seconds, std::thread::hardware_concurrency());
+                    fmt::print(
+                        "engine benchmark: zero-cost samples, zero-time kernels, simulated GPU, {} s per "
+                        "case, {} cores\n",
+                        *seconds, std::thread::hardware_concurrency());
                 for (const BenchCase& c : cases) {
                     const BenchResult r = run_case(zero_cost(c, *seconds));
-                    results.push_back({{"case", c.name}, {"batches", r.batches}, {"batches_per_s", r.batches_per_s()}});
+                    results.push_back(
+                        {{"case", c.name}, {"batches", r.batches}, {"batches_per_s", r.batches_per_s()}});
                     if (!*json)
-                        fmt::print("  {:<34} {:>10.0f} batches/s  {:>7.1f} us/batch\n", c.name, r.batches_per_s(),
-                                   r.batches ? 1e6 / r.batches_per_s() : 0.0);
+                        fmt::print("  {:<34} {:>10.0f} batches/s  {:>7.1f} us/batch\n", c.name,
+                                   r.batches_per_s(), r.batches ? 1e6 / r.batches_per_s() : 0.0);
                 }
                 if (*json) std::cout << nlohmann::json{{"bench", results}}.dump() << std::endl;
                 return kExitOk;

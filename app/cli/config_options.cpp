@@ -30,62 +30,109 @@ std::string ConfigOptions::flag_for(const std::string& config_key) {
     return flag;
 }
 
-ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& d) : values_(std::make_unique<Values>()), command_(cmd) {
+ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& d)
+    : values_(std::make_unique<Values>()), command_(cmd) {
     Values& v = *values_;
     v.defaults = d;
     auto def = [](auto value) { return fmt::format("{}", value); };
+    auto on_off = [](bool value) { return value ? " (default: on)" : " (default: off)"; };
 
-    cmd.add_option("--config", v.config_file, "Load the config from a JSON file; options given here override it")
+    cmd.add_option("--config", v.config_file,
+                   "Load the config from a JSON file; options given here override it")
         ->option_text("FILE");
     auto* loader = "DataLoader (PyTorch's names)";
     cmd.add_option("--num-workers", v.num_workers, "Worker threads; 0 loads inline in the train loop")
-        ->default_str(def(d.num_workers))->group(loader);
+        ->default_str(def(d.num_workers))
+        ->group(loader);
     cmd.add_option("--prefetch-factor", v.prefetch_factor,
                    "Batches each worker may have outstanding; only with workers (unset: 2)")
-        ->default_str(d.prefetch_factor ? def(*d.prefetch_factor) : "unset")->group(loader);
-    cmd.add_flag("--pin-memory,!--no-pin-memory", v.pin_memory, "Copy batches into page-locked (pinned) memory")
-        ->default_str(def(d.pin_memory))->group(loader);
-    cmd.add_option("--pin-mode", v.pin_mode,
-                   "thread: PyTorch's pin thread copies each batch; direct: workers collate into pinned buffers")
-        ->check(CLI::IsMember({"thread", "direct"}))->default_str(std::string(to_string(d.pin_mode)))->group(loader);
+        ->default_str(d.prefetch_factor ? def(*d.prefetch_factor) : "unset")
+        ->group(loader);
+    cmd.add_flag("--pin-memory,!--no-pin-memory", v.pin_memory,
+                 std::string("Copy batches into page-locked (pinned) memory") + on_off(d.pin_memory))
+        ->group(loader);
+    cmd.add_option(
+           "--pin-mode", v.pin_mode,
+           "thread: PyTorch's pin thread copies each batch; direct: workers collate into pinned buffers")
+        ->check(CLI::IsMember({"thread", "direct"}))
+        ->default_str(std::string(to_string(d.pin_mode)))
+        ->group(loader);
     cmd.add_flag("--non-blocking,!--no-non-blocking", v.non_blocking,
-                 "tensor.to(device, non_blocking=True): pinned copies return at once")
-        ->default_str(def(d.non_blocking))->group(loader);
-    cmd.add_flag("--in-order,!--no-in-order", v.in_order, "Hand batches over in order (a reorder buffer) or as they arrive")
-        ->default_str(def(d.in_order))->group(loader);
-    cmd.add_option("--batch-size", v.batch_size, "Samples per batch")->default_str(def(d.batch_size))->group(loader);
+                 std::string("tensor.to(device, non_blocking=True): pinned copies return at once") +
+                     on_off(d.non_blocking))
+        ->group(loader);
+    cmd.add_flag("--in-order,!--no-in-order", v.in_order,
+                 std::string("Hand batches over in order (a reorder buffer) or as they arrive") +
+                     on_off(d.in_order))
+        ->group(loader);
+    cmd.add_option("--batch-size", v.batch_size, "Samples per batch")
+        ->default_str(def(d.batch_size))
+        ->group(loader);
 
     auto* workload = "Workload";
-    cmd.add_option("--sample-shape", v.sample_shape, "uint8 image shape, converted to float32 while collating")
-        ->default_str(d.sample_shape.to_string())->option_text("CxHxW")->group(workload);
+    cmd.add_option("--sample-shape", v.sample_shape,
+                   "uint8 image shape, converted to float32 while collating")
+        ->default_str(d.sample_shape.to_string())
+        ->type_name("CxHxW")
+        ->group(workload);
     cmd.add_option("--decode-us", v.decode_us, "CPU work per sample in microseconds (needs a core)")
-        ->default_str(def(d.decode_us))->group(workload);
-    cmd.add_option("--io-us", v.io_us, "Waiting per sample in microseconds, as for storage reads (needs no core)")
-        ->default_str(def(d.io_us))->group(workload);
-    cmd.add_option("--kernel-us", v.kernel_us, "GPU work per batch in microseconds")->default_str(def(d.kernel_us))->group(workload);
-    cmd.add_option("--d2h-bytes", v.d2h_bytes, "Result bytes copied back per batch")->default_str(def(d.d2h_bytes))->group(workload);
-    cmd.add_option("--fail-at-sample", v.fail_at_sample, "The dataset raises a ValueError on this sample (-1: never)")
-        ->default_str(def(d.fail_at_sample))->group(workload);
+        ->default_str(def(d.decode_us))
+        ->group(workload);
+    cmd.add_option("--io-us", v.io_us,
+                   "Waiting per sample in microseconds, as for storage reads (needs no core)")
+        ->default_str(def(d.io_us))
+        ->group(workload);
+    cmd.add_option("--kernel-us", v.kernel_us, "GPU work per batch in microseconds")
+        ->default_str(def(d.kernel_us))
+        ->group(workload);
+    cmd.add_option("--d2h-bytes", v.d2h_bytes, "Result bytes copied back per batch")
+        ->default_str(def(d.d2h_bytes))
+        ->group(workload);
+    cmd.add_option("--fail-at-sample", v.fail_at_sample,
+                   "The dataset raises a ValueError on this sample (-1: never)")
+        ->default_str(def(d.fail_at_sample))
+        ->group(workload);
 
     auto* gpu = "GPU";
     cmd.add_option("--streams", v.streams, "CUDA streams; batches (or chunks) take turns on them")
-        ->default_str(def(d.streams))->group(gpu);
-    cmd.add_option("--chunks", v.chunks, "Pieces each batch is copied and processed in")->default_str(def(d.chunks))->group(gpu);
-    cmd.add_option("--issue-order", v.issue_order, "per-chunk: H2D, kernel, D2H per chunk; copies-first: all H2D, then kernels")
-        ->check(CLI::IsMember({"per-chunk", "copies-first"}))->default_str(std::string(to_string(d.issue_order)))->group(gpu);
+        ->default_str(def(d.streams))
+        ->group(gpu);
+    cmd.add_option("--chunks", v.chunks, "Pieces each batch is copied and processed in")
+        ->default_str(def(d.chunks))
+        ->group(gpu);
+    cmd.add_option("--issue-order", v.issue_order,
+                   "per-chunk: H2D, kernel, D2H per chunk; copies-first: all H2D, then kernels")
+        ->check(CLI::IsMember({"per-chunk", "copies-first"}))
+        ->default_str(std::string(to_string(d.issue_order)))
+        ->group(gpu);
     cmd.add_option("--device", v.device, "auto: the GPU when there is one, else the simulated GPU")
-        ->check(CLI::IsMember({"auto", "sim", "cuda"}))->default_str(std::string(to_string(d.device)))->group(gpu);
-    cmd.add_option("--calibration", v.calibration, "Copy bandwidths the simulated GPU models (from `pinscope probe`)")
-        ->default_str(d.calibration.empty() ? "built-in H100" : d.calibration)->option_text("FILE")->group(gpu);
-    cmd.add_flag("--cupti,!--no-cupti", v.cupti, "Record GPU activity with CUPTI (CUDA device); --no-cupti measures its cost")
-        ->default_str(def(d.cupti))->group(gpu);
-    cmd.add_option("--pinned-budget-mb", v.pinned_budget_mb, "Page-locked memory the pipeline may hold (0: half of the RAM)")
-        ->default_str(def(d.pinned_budget_mb))->group(gpu);
+        ->check(CLI::IsMember({"auto", "sim", "cuda"}))
+        ->default_str(std::string(to_string(d.device)))
+        ->group(gpu);
+    cmd.add_option("--calibration", v.calibration,
+                   "Copy bandwidths the simulated GPU models (from `pinscope probe`)")
+        ->default_str(d.calibration.empty() ? "built-in H100" : d.calibration)
+        ->type_name("FILE")
+        ->group(gpu);
+    cmd.add_flag("--cupti,!--no-cupti", v.cupti,
+                 std::string("Record GPU activity with CUPTI (CUDA device); --no-cupti measures its cost") +
+                     on_off(d.cupti))
+        ->group(gpu);
+    cmd.add_option("--pinned-budget-mb", v.pinned_budget_mb,
+                   "Page-locked memory the pipeline may hold (0: half of the RAM)")
+        ->default_str(def(d.pinned_budget_mb))
+        ->group(gpu);
 
     auto* length = "Length";
-    cmd.add_option("--seconds", v.seconds, "Stop after this long (0: no limit)")->default_str(def(d.seconds))->group(length);
-    cmd.add_option("--batches", v.batches, "Stop after this many batches (0: no limit)")->default_str(def(d.batches))->group(length);
-    cmd.add_option("--seed", v.seed, "Seed of the synthetic dataset")->default_str(def(d.seed))->group(length);
+    cmd.add_option("--seconds", v.seconds, "Stop after this long (0: no limit)")
+        ->default_str(def(d.seconds))
+        ->group(length);
+    cmd.add_option("--batches", v.batches, "Stop after this many batches (0: no limit)")
+        ->default_str(def(d.batches))
+        ->group(length);
+    cmd.add_option("--seed", v.seed, "Seed of the synthetic dataset")
+        ->default_str(def(d.seed))
+        ->group(length);
 }
 
 ConfigOptions::~ConfigOptions() = default;
@@ -111,8 +158,9 @@ PipelineConfig ConfigOptions::resolve() const {
     if (given("--sample-shape")) {
         auto shape = parse_sample_shape(v.sample_shape);
         if (!shape)
-            throw UsageError(fmt::format("--sample-shape {}: expected sizes joined by 'x', e.g. --sample-shape 3x224x224.",
-                                         v.sample_shape));
+            throw UsageError(
+                fmt::format("--sample-shape {}: expected sizes joined by 'x', e.g. --sample-shape 3x224x224.",
+                            v.sample_shape));
         c.sample_shape = *shape;
     }
     if (given("--decode-us")) c.decode_us = v.decode_us;

@@ -11,7 +11,7 @@
 namespace pinscope {
 
 class ConfigOptions {
-public:
+  public:
     // Registers the options on `command`, showing the defaults of `defaults` in --help.
     ConfigOptions(CLI::App& command, const PipelineConfig& defaults);
     ~ConfigOptions();
@@ -23,7 +23,7 @@ public:
     // "--num-workers" for "num_workers".
     static std::string flag_for(const std::string& config_key);
 
-private:
+  private:
     struct Values;
     std::unique_ptr<Values> values_;
     CLI::App& command_;

@@ -19,7 +19,9 @@ namespace {
 constexpr int kExitInterrupted = 130;  // the shell's convention for a run stopped by Ctrl-C
 std::atomic<bool> g_interrupted{false};
 
-void on_interrupt(int) { g_interrupted = true; }
+void on_interrupt(int) {
+    g_interrupted = true;
+}
 
 // Metrics start when the first batch reaches the GPU, so thread start-up and the first pinned
 // allocations do not count against a configuration (PyTorch's steady rate is measured the same way).
@@ -35,8 +37,10 @@ TimeNs first_batch_time(const TraceStore& store) {
 
 void print_progress(const SessionStatus& status, const PipelineConfig& config, double samples_per_s) {
     std::string target = config.seconds > 0 ? fmt::format("/{:.1f} s", config.seconds) : " s";
-    if (config.batches > 0) target += fmt::format(", {}/{} batches", status.batches, config.batches);
-    else target += fmt::format(", {} batches", status.batches);
+    if (config.batches > 0)
+        target += fmt::format(", {}/{} batches", status.batches, config.batches);
+    else
+        target += fmt::format(", {} batches", status.batches);
     fmt::print(stderr, "\r\033[K[{:.1f}{}] {:.0f} samples/s", ns_to_s(status.elapsed), target, samples_per_s);
 }
 
@@ -45,8 +49,8 @@ void print_progress(const SessionStatus& status, const PipelineConfig& config, d
 void check_writable(const std::filesystem::path& file, const char* option) {
     const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
     if (!std::filesystem::is_directory(folder) || ::access(folder.c_str(), W_OK) != 0)
-        throw UsageError(fmt::format("{} {}: cannot write there; the folder {} must exist and be writable.", option,
-                                     file.string(), folder.string()));
+        throw UsageError(fmt::format("{} {}: cannot write there; the folder {} must exist and be writable.",
+                                     option, file.string(), folder.string()));
 }
 
 // The session, or a UsageError when the device asked for cannot be had (--device cuda without a GPU,
@@ -65,7 +69,8 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     std::unique_ptr<Session> owned = open_session(config);
     Session& session = *owned;
     const bool show_progress = output.progress && !output.json && ::isatty(STDERR_FILENO);
-    if (!output.json) fmt::print(stderr, "device: {} ({})\n", session.status().device.name, session.status().device_why);
+    if (!output.json)
+        fmt::print(stderr, "device: {} ({})\n", session.status().device.name, session.status().device_why);
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);
@@ -79,7 +84,8 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
         if (!show_progress) continue;
         const SessionStatus status = session.status();
         const TimeNs now = now_ns();
-        const double rate = static_cast<double>(status.batches - last_batches) * config.batch_size / ns_to_s(now - last_time);
+        const double rate =
+            static_cast<double>(status.batches - last_batches) * config.batch_size / ns_to_s(now - last_time);
         last_batches = status.batches;
         last_time = now;
         print_progress(status, config, rate);
@@ -90,12 +96,15 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     session.trace().collect(store);
     RunReport report;
     report.status = session.status();
-    report.metrics = compute_metrics(store, config.batch_size, MetricsWindow{first_batch_time(store), store.last_time()});
+    report.metrics =
+        compute_metrics(store, config.batch_size, MetricsWindow{first_batch_time(store), store.last_time()});
     report.dropped_spans = session.trace().dropped();
     report.evicted_spans = store.evicted_spans();
 
-    if (output.json) std::cout << report_json(report).dump() << std::endl;
-    else print_report(std::cout, report);
+    if (output.json)
+        std::cout << report_json(report).dump() << std::endl;
+    else
+        print_report(std::cout, report);
 
     if (!output.trace_file.empty()) {
         ExportInfo info;
@@ -103,13 +112,18 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
         info.config = config_to_json(report.status.config);
         info.metrics = metrics_json(report.metrics);
         save_chrome_trace(output.trace_file, store, info);
-        if (!output.json) fmt::print(stderr, "trace: {} ({} spans)\n", output.trace_file.string(), store.span_count());
+        if (!output.json)
+            fmt::print(stderr, "trace: {} ({} spans)\n", output.trace_file.string(), store.span_count());
     }
 
     switch (report.status.state) {
-        case SessionState::failed: fmt::print(stderr, "pinscope: {}\n", report.status.error); return kExitFailure;
-        case SessionState::stopped: return kExitInterrupted;
-        default: return kExitOk;
+        case SessionState::failed:
+            fmt::print(stderr, "pinscope: {}\n", report.status.error);
+            return kExitFailure;
+        case SessionState::stopped:
+            return kExitInterrupted;
+        default:
+            return kExitOk;
     }
 }
 
@@ -118,11 +132,14 @@ Command add_run_command(CLI::App& app) {
     auto options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
     auto output = std::make_shared<HeadlessOutput>();
     auto save_config_file = std::make_shared<std::string>();
-    cmd->add_option("--trace", output->trace_file, "Write the trace as Chrome Trace JSON (Perfetto, chrome://tracing)")
-        ->option_text("FILE")->group("Output");
+    cmd->add_option("--trace", output->trace_file,
+                    "Write the trace as Chrome Trace JSON (Perfetto, chrome://tracing)")
+        ->option_text("FILE")
+        ->group("Output");
     cmd->add_flag("--json", output->json, "Print the summary as one JSON object on stdout")->group("Output");
     cmd->add_option("--save-config", *save_config_file, "Write the resolved config to a JSON file and exit")
-        ->option_text("FILE")->group("Output");
+        ->option_text("FILE")
+        ->group("Output");
     return {cmd, [options, output, save_config_file] {
                 const PipelineConfig config = options->resolve();
                 if (!save_config_file->empty()) {

@@ -11,7 +11,7 @@ constexpr int kExitUsage = 2;
 
 // Bad input from the user: a flag, a value, a file. main() prints it as one line and exits 2.
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 namespace pinscope {
 namespace {
@@ -14,13 +14,20 @@ using nlohmann::json;
 
 const char* type_name(json::value_t t) {
     switch (t) {
-        case json::value_t::null: return "null";
-        case json::value_t::boolean: return "a boolean";
-        case json::value_t::string: return "a string";
-        case json::value_t::array: return "an array";
-        case json::value_t::object: return "an object";
-        case json::value_t::discarded: return "nothing";
-        default: return "a number";
+        case json::value_t::null:
+            return "null";
+        case json::value_t::boolean:
+            return "a boolean";
+        case json::value_t::string:
+            return "a string";
+        case json::value_t::array:
+            return "an array";
+        case json::value_t::object:
+            return "an object";
+        case json::value_t::discarded:
+            return "nothing";
+        default:
+            return "a number";
     }
 }
 
@@ -65,7 +72,8 @@ template <class T, class Parse>
 T read_choice(const std::string& key, const json& v, Parse parse, const char* choices) {
     const std::string text = read_string(key, v);
     if (auto parsed = parse(text)) return *parsed;
-    throw ConfigFileError(fmt::format("config key \"{}\" should be one of {}, not \"{}\".", key, choices, text));
+    throw ConfigFileError(
+        fmt::format("config key \"{}\" should be one of {}, not \"{}\".", key, choices, text));
 }
 
 SampleShape read_shape(const std::string& key, const json& v) {
@@ -111,33 +119,55 @@ json config_to_json(const PipelineConfig& c) {
 }
 
 PipelineConfig config_from_json(const json& j, const PipelineConfig& base) {
-    if (!j.is_object()) throw ConfigFileError(fmt::format("a config should be a JSON object, not {}.", type_name(j.type())));
+    if (!j.is_object())
+        throw ConfigFileError(fmt::format("a config should be a JSON object, not {}.", type_name(j.type())));
     PipelineConfig c = base;
     for (const auto& [key, v] : j.items()) {
-        if (key == "num_workers") c.num_workers = read_int(key, v);
-        else if (key == "prefetch_factor") c.prefetch_factor = v.is_null() ? std::nullopt : std::optional(read_int(key, v));
-        else if (key == "pin_memory") c.pin_memory = read_bool(key, v);
-        else if (key == "pin_mode") c.pin_mode = read_choice<PinMode>(key, v, parse_pin_mode, "\"thread\", \"direct\"");
-        else if (key == "non_blocking") c.non_blocking = read_bool(key, v);
-        else if (key == "in_order") c.in_order = read_bool(key, v);
-        else if (key == "batch_size") c.batch_size = read_int(key, v);
-        else if (key == "sample_shape") c.sample_shape = read_shape(key, v);
-        else if (key == "decode_us") c.decode_us = read_number(key, v);
-        else if (key == "io_us") c.io_us = read_number(key, v);
-        else if (key == "kernel_us") c.kernel_us = read_number(key, v);
-        else if (key == "d2h_bytes") c.d2h_bytes = read_integer(key, v);
-        else if (key == "fail_at_sample") c.fail_at_sample = read_integer(key, v);
-        else if (key == "streams") c.streams = read_int(key, v);
-        else if (key == "chunks") c.chunks = read_int(key, v);
+        if (key == "num_workers")
+            c.num_workers = read_int(key, v);
+        else if (key == "prefetch_factor")
+            c.prefetch_factor = v.is_null() ? std::nullopt : std::optional(read_int(key, v));
+        else if (key == "pin_memory")
+            c.pin_memory = read_bool(key, v);
+        else if (key == "pin_mode")
+            c.pin_mode = read_choice<PinMode>(key, v, parse_pin_mode, "\"thread\", \"direct\"");
+        else if (key == "non_blocking")
+            c.non_blocking = read_bool(key, v);
+        else if (key == "in_order")
+            c.in_order = read_bool(key, v);
+        else if (key == "batch_size")
+            c.batch_size = read_int(key, v);
+        else if (key == "sample_shape")
+            c.sample_shape = read_shape(key, v);
+        else if (key == "decode_us")
+            c.decode_us = read_number(key, v);
+        else if (key == "io_us")
+            c.io_us = read_number(key, v);
+        else if (key == "kernel_us")
+            c.kernel_us = read_number(key, v);
+        else if (key == "d2h_bytes")
+            c.d2h_bytes = read_integer(key, v);
+        else if (key == "fail_at_sample")
+            c.fail_at_sample = read_integer(key, v);
+        else if (key == "streams")
+            c.streams = read_int(key, v);
+        else if (key == "chunks")
+            c.chunks = read_int(key, v);
         else if (key == "issue_order")
-            c.issue_order = read_choice<IssueOrder>(key, v, parse_issue_order, "\"per-chunk\", \"copies-first\"");
+            c.issue_order =
+                read_choice<IssueOrder>(key, v, parse_issue_order, "\"per-chunk\", \"copies-first\"");
         else if (key == "device")
             c.device = read_choice<DeviceChoice>(key, v, parse_device_choice, "\"auto\", \"sim\", \"cuda\"");
-        else if (key == "calibration") c.calibration = read_string(key, v);
-        else if (key == "cupti") c.cupti = read_bool(key, v);
-        else if (key == "pinned_budget_mb") c.pinned_budget_mb = read_integer(key, v);
-        else if (key == "seconds") c.seconds = read_number(key, v);
-        else if (key == "batches") c.batches = read_integer(key, v);
+        else if (key == "calibration")
+            c.calibration = read_string(key, v);
+        else if (key == "cupti")
+            c.cupti = read_bool(key, v);
+        else if (key == "pinned_budget_mb")
+            c.pinned_budget_mb = read_integer(key, v);
+        else if (key == "seconds")
+            c.seconds = read_number(key, v);
+        else if (key == "batches")
+            c.batches = read_integer(key, v);
         else if (key == "seed") {
             const int64_t seed = read_integer(key, v);
             if (seed < 0) wrong_type(key, v, "a non-negative integer");
@@ -154,7 +184,9 @@ PipelineConfig config_from_json(const json& j, const PipelineConfig& base) {
 
 PipelineConfig load_config(const std::filesystem::path& path, const PipelineConfig& base) {
     std::ifstream in(path);
-    if (!in) throw ConfigFileError(fmt::format("cannot read config file {}: no such file or not readable.", path.string()));
+    if (!in)
+        throw ConfigFileError(
+            fmt::format("cannot read config file {}: no such file or not readable.", path.string()));
     std::stringstream text;
     text << in.rdbuf();
     json j;
@@ -165,12 +197,15 @@ PipelineConfig load_config(const std::filesystem::path& path, const PipelineConf
         const std::string s = text.str();
         size_t line = 1, column = 1;
         for (size_t i = 0; i + 1 < e.byte && i < s.size(); ++i) {
-            if (s[i] == '\n') ++line, column = 1;
-            else ++column;
+            if (s[i] == '\n')
+                ++line, column = 1;
+            else
+                ++column;
         }
-        throw ConfigFileError(fmt::format("config file {} is not valid JSON at line {}, column {}; fix the file or "
-                                          "write a new one with --save-config.",
-                                          path.string(), line, column));
+        throw ConfigFileError(
+            fmt::format("config file {} is not valid JSON at line {}, column {}; fix the file or "
+                        "write a new one with --save-config.",
+                        path.string(), line, column));
     }
     try {
         return config_from_json(j, base);
@@ -184,13 +219,16 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     tmp += fmt::format(".tmp{}", ::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(fmt::format("cannot write {}: check that the folder exists and is writable.", path.string()));
+        if (!out)
+            throw std::runtime_error(
+                fmt::format("cannot write {}: check that the folder exists and is writable.", path.string()));
         out.write(text.data(), static_cast<std::streamsize>(text.size()));
         out.flush();
         if (!out) {
             out.close();
             std::filesystem::remove(tmp);
-            throw std::runtime_error(fmt::format("writing {} failed (disk full?); nothing was replaced.", path.string()));
+            throw std::runtime_error(
+                fmt::format("writing {} failed (disk full?); nothing was replaced.", path.string()));
         }
     }
     std::error_code ec;

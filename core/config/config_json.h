@@ -13,7 +13,7 @@
 namespace pinscope {
 
 class ConfigFileError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -24,7 +24,9 @@ int PipelineConfig::effective_prefetch_factor() const {
     return prefetch_factor.value_or(kDefaultPrefetchFactor);
 }
 
-std::string_view to_string(PinMode mode) { return mode == PinMode::thread ? "thread" : "direct"; }
+std::string_view to_string(PinMode mode) {
+    return mode == PinMode::thread ? "thread" : "direct";
+}
 
 std::string_view to_string(IssueOrder order) {
     return order == IssueOrder::per_chunk ? "per-chunk" : "copies-first";
@@ -32,9 +34,12 @@ std::string_view to_string(IssueOrder order) {
 
 std::string_view to_string(DeviceChoice device) {
     switch (device) {
-        case DeviceChoice::auto_detect: return "auto";
-        case DeviceChoice::sim: return "sim";
-        case DeviceChoice::cuda: return "cuda";
+        case DeviceChoice::auto_detect:
+            return "auto";
+        case DeviceChoice::sim:
+            return "sim";
+        case DeviceChoice::cuda:
+            return "cuda";
     }
     return "?";
 }

@@ -45,7 +45,7 @@ struct PipelineConfig {
     double decode_us = 0;  // CPU work per sample (spins a core)
     double io_us = 0;      // waiting per sample, as for storage or network reads (sleeps)
     double kernel_us = 1000;
-    int64_t d2h_bytes = 4096;  // result copied back per batch
+    int64_t d2h_bytes = 4096;     // result copied back per batch
     int64_t fail_at_sample = -1;  // the dataset raises on this sample index (to show worker errors)
 
     // GPU side
@@ -53,8 +53,8 @@ struct PipelineConfig {
     int chunks = 1;
     IssueOrder issue_order = IssueOrder::per_chunk;
     DeviceChoice device = DeviceChoice::auto_detect;
-    std::string calibration;  // file the simulated GPU loads; empty: the built-in H100 figures
-    bool cupti = true;        // record GPU activity with CUPTI (CUDA device); off to measure its cost
+    std::string calibration;       // file the simulated GPU loads; empty: the built-in H100 figures
+    bool cupti = true;             // record GPU activity with CUPTI (CUDA device); off to measure its cost
     int64_t pinned_budget_mb = 0;  // page-locked memory the pipeline may hold; 0: half of the RAM
 
     // Length of a run: whichever comes first; 0 means unbounded.

@@ -13,8 +13,10 @@ namespace pinscope {
 
 extern const char* const kBuiltinCalibrationJson;  // generated from assets/ at build time
 
-CopyCurve::CopyCurve(std::vector<Point> points, double latency_us) : points_(std::move(points)), latency_s_(latency_us * 1e-6) {
-    std::sort(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.bytes < b.bytes; });
+CopyCurve::CopyCurve(std::vector<Point> points, double latency_us)
+    : points_(std::move(points)), latency_s_(latency_us * 1e-6) {
+    std::sort(points_.begin(), points_.end(),
+              [](const Point& a, const Point& b) { return a.bytes < b.bytes; });
 }
 
 double CopyCurve::seconds(double bytes) const {
@@ -26,7 +28,8 @@ double CopyCurve::seconds(double bytes) const {
         return fixed + (t_first - fixed) * (bytes / first.bytes);
     }
     if (bytes >= points_.back().bytes) return bytes / (points_.back().gbps * 1e9);
-    auto hi = std::upper_bound(points_.begin(), points_.end(), bytes, [](double b, const Point& p) { return b < p.bytes; });
+    auto hi = std::upper_bound(points_.begin(), points_.end(), bytes,
+                               [](double b, const Point& p) { return b < p.bytes; });
     auto lo = hi - 1;
     const double f = std::log(bytes / lo->bytes) / std::log(hi->bytes / lo->bytes);
     const double gbps = lo->gbps + f * (hi->gbps - lo->gbps);
@@ -53,14 +56,16 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.copy_engines = j.value("copy_engines", 3);
     c.copy_latency_us = j.value("copy_latency_us", 0.0);
     if (c.copy_engines < 1 || c.copy_engines > 16) throw fail("copy_engines should be between 1 and 16.");
-    if (c.copy_latency_us < 0 || c.copy_latency_us > 1000) throw fail("copy_latency_us should be between 0 and 1000.");
+    if (c.copy_latency_us < 0 || c.copy_latency_us > 1000)
+        throw fail("copy_latency_us should be between 0 and 1000.");
 
     std::vector<CopyCurve::Point> points[4];  // h2d pinned, h2d pageable, d2h pinned, d2h pageable
     static const std::regex key_pattern(R"((h2d|d2h)_(pinned|pageable)_(\d+)MB)");
     const auto& bw = j["copy_bandwidth_GBps"];
     for (const auto& [key, value] : bw.items()) {
         std::smatch m;
-        if (!std::regex_match(key, m, key_pattern)) continue;  // other figures (bidir, host memcpy) are read below
+        if (!std::regex_match(key, m, key_pattern))
+            continue;  // other figures (bidir, host memcpy) are read below
         if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 10'000)
             throw fail(fmt::format("\"{}\" should be a positive bandwidth in GB/s.", key));
         const int slot = (m[1] == "d2h" ? 2 : 0) + (m[2] == "pageable" ? 1 : 0);
@@ -68,7 +73,9 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     }
     const char* names[4] = {"h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable"};
     for (int i = 0; i < 4; ++i)
-        if (points[i].empty()) throw fail(fmt::format("no \"{}_<N>MB\" figures; every direction and memory kind needs one.", names[i]));
+        if (points[i].empty())
+            throw fail(
+                fmt::format("no \"{}_<N>MB\" figures; every direction and memory kind needs one.", names[i]));
     c.h2d_pinned = CopyCurve(points[0], c.copy_latency_us);
     c.h2d_pageable = CopyCurve(points[1], c.copy_latency_us);
     c.d2h_pinned = CopyCurve(points[2], c.copy_latency_us);
@@ -76,11 +83,13 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
 
     auto positive = [&](const char* key, double fallback) {
         if (!bw.contains(key)) return fallback;
-        if (!bw[key].is_number() || bw[key].get<double>() <= 0) throw fail(fmt::format("\"{}\" should be a positive number.", key));
+        if (!bw[key].is_number() || bw[key].get<double>() <= 0)
+            throw fail(fmt::format("\"{}\" should be a positive number.", key));
         return bw[key].get<double>();
     };
     // Without a measurement, assume the two directions do not slow each other down.
-    c.bidir_total_gbps = positive("bidir_total_GBps", c.h2d_pinned.points().back().gbps + c.d2h_pinned.points().back().gbps);
+    c.bidir_total_gbps =
+        positive("bidir_total_GBps", c.h2d_pinned.points().back().gbps + c.d2h_pinned.points().back().gbps);
     c.host_memcpy_gbps = positive("host_memcpy_64MB_GBps", 10.0);
     return c;
 }
@@ -94,13 +103,15 @@ Calibration load_calibration(const std::filesystem::path& path) {
     try {
         j = nlohmann::json::parse(text.str());
     } catch (const nlohmann::json::parse_error&) {
-        throw CalibrationError(fmt::format("calibration file {} is not valid JSON; write a new one with `pinscope probe`.", path.string()));
+        throw CalibrationError(fmt::format(
+            "calibration file {} is not valid JSON; write a new one with `pinscope probe`.", path.string()));
     }
     return calibration_from_json(j, path.string());
 }
 
 const Calibration& builtin_calibration() {
-    static const Calibration calibration = calibration_from_json(nlohmann::json::parse(kBuiltinCalibrationJson), "built in");
+    static const Calibration calibration =
+        calibration_from_json(nlohmann::json::parse(kBuiltinCalibrationJson), "built in");
     return calibration;
 }
 

@@ -17,13 +17,13 @@ namespace pinscope {
 enum class CopyDirection { h2d, d2h };
 
 class CalibrationError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 // Bandwidth of one direction and memory kind as a function of copy size.
 class CopyCurve {
-public:
+  public:
     struct Point {
         double bytes;
         double gbps;
@@ -37,7 +37,7 @@ public:
     double gbps(double bytes) const { return bytes / seconds(bytes) * 1e-9; }
     const std::vector<Point>& points() const { return points_; }
 
-private:
+  private:
     std::vector<Point> points_;  // sorted by bytes
     double latency_s_ = 0;
 };

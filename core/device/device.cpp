@@ -74,7 +74,9 @@ int64_t Device::default_pinned_budget() {
     return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page / 2 : (8LL << 30);
 }
 
-void Device::set_pinned_budget(int64_t bytes) { pinned_budget_ = bytes > 0 ? bytes : default_pinned_budget(); }
+void Device::set_pinned_budget(int64_t bytes) {
+    pinned_budget_ = bytes > 0 ? bytes : default_pinned_budget();
+}
 
 HostBuffer Device::allocate_host(size_t bytes, HostMemory memory) {
     assert(memory == HostMemory::pinned || memory == HostMemory::pageable);
@@ -84,10 +86,11 @@ HostBuffer Device::allocate_host(size_t bytes, HostMemory memory) {
     const int64_t before = in_use.fetch_add(size);
     if (memory == HostMemory::pinned && before + size > pinned_budget_.load()) {
         in_use -= size;
-        throw DeviceError(fmt::format(
-            "pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned already); use "
-            "fewer workers, a smaller prefetch_factor or batch, or raise --pinned-budget-mb.",
-            bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
+        throw DeviceError(
+            fmt::format("pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned "
+                        "already); use "
+                        "fewer workers, a smaller prefetch_factor or batch, or raise --pinned-budget-mb.",
+                        bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
     }
     HostBuffer buffer;
     try {
@@ -164,8 +167,8 @@ void Device::release(Event& e) {
 }
 
 DeviceResources Device::resources() const {
-    return {host_buffers_.load(), pinned_bytes_.load(),   pageable_bytes_.load(), device_buffers_.load(),
-            device_bytes_.load(), streams_.load(), events_.load()};
+    return {host_buffers_.load(), pinned_bytes_.load(), pageable_bytes_.load(), device_buffers_.load(),
+            device_bytes_.load(), streams_.load(),      events_.load()};
 }
 
 }  // namespace pinscope

@@ -24,13 +24,13 @@ class Device;
 
 // A failure a user can act on: out of (pinned) memory, no GPU, a driver error. Bugs are assertions.
 class DeviceError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 struct DeviceInfo {
-    std::string kind;          // "sim" or "cuda"
-    std::string name;          // e.g. "NVIDIA H100 80GB HBM3" or "simulated GPU (NVIDIA H100 ...)"
+    std::string kind;  // "sim" or "cuda"
+    std::string name;  // e.g. "NVIDIA H100 80GB HBM3" or "simulated GPU (NVIDIA H100 ...)"
     int copy_engines = 0;
     double h2d_peak_gbps = 0;  // pinned H2D at large sizes: the link's practical peak
     double d2h_peak_gbps = 0;
@@ -38,7 +38,7 @@ struct DeviceInfo {
 };
 
 class HostBuffer {
-public:
+  public:
     HostBuffer() = default;
     HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
     HostBuffer& operator=(HostBuffer&& other) noexcept;
@@ -53,7 +53,7 @@ public:
     explicit operator bool() const { return data_ != nullptr; }
     void reset();
 
-private:
+  private:
     friend class Device;
     Device* owner_ = nullptr;
     std::byte* data_ = nullptr;
@@ -62,7 +62,7 @@ private:
 };
 
 class DeviceBuffer {
-public:
+  public:
     DeviceBuffer() = default;
     DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
     DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
@@ -75,7 +75,7 @@ public:
     explicit operator bool() const { return data_ != nullptr; }
     void reset();
 
-private:
+  private:
     friend class Device;
     Device* owner_ = nullptr;
     void* data_ = nullptr;
@@ -85,7 +85,7 @@ private:
 // A stream (and an event) is an opaque handle value owned by the device: a cudaStream_t, or a
 // SimDevice slot number.
 class Stream {
-public:
+  public:
     Stream() = default;
     Stream(Stream&& other) noexcept { *this = std::move(other); }
     Stream& operator=(Stream&& other) noexcept;
@@ -98,7 +98,7 @@ public:
     explicit operator bool() const { return owner_ != nullptr; }
     void reset();
 
-private:
+  private:
     friend class Device;
     Device* owner_ = nullptr;
     uintptr_t handle_ = 0;
@@ -106,7 +106,7 @@ private:
 };
 
 class Event {
-public:
+  public:
     Event() = default;
     Event(Event&& other) noexcept { *this = std::move(other); }
     Event& operator=(Event&& other) noexcept;
@@ -118,7 +118,7 @@ public:
     explicit operator bool() const { return owner_ != nullptr; }
     void reset();
 
-private:
+  private:
     friend class Device;
     Device* owner_ = nullptr;
     uintptr_t handle_ = 0;
@@ -149,7 +149,7 @@ struct DeviceResources {
 };
 
 class Device {
-public:
+  public:
     virtual ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
@@ -164,19 +164,20 @@ public:
 
     // Copies. `non_blocking` as in tensor.to(device, non_blocking=...): without it the call returns
     // only when the copy is complete.
-    virtual void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
-                                size_t bytes, Stream& stream, bool non_blocking, int64_t batch) = 0;
+    virtual void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src,
+                                size_t src_offset, size_t bytes, Stream& stream, bool non_blocking,
+                                int64_t batch) = 0;
     virtual void copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset,
                               size_t bytes, Stream& stream, bool non_blocking, int64_t batch) = 0;
     virtual void launch_kernel(const KernelWork& work, Stream& stream) = 0;
 
     // Order and completion.
-    virtual void record(Event& event, Stream& stream) = 0;       // completes when the stream's work so far does
-    virtual void wait(Stream& stream, const Event& event) = 0;   // later work on stream waits for event
-    virtual bool ready(const Event& event) = 0;                  // has it completed?
-    virtual void synchronize(const Event& event) = 0;            // host waits for it
+    virtual void record(Event& event, Stream& stream) = 0;  // completes when the stream's work so far does
+    virtual void wait(Stream& stream, const Event& event) = 0;  // later work on stream waits for event
+    virtual bool ready(const Event& event) = 0;                 // has it completed?
+    virtual void synchronize(const Event& event) = 0;           // host waits for it
     virtual void synchronize(Stream& stream) = 0;
-    virtual void synchronize() = 0;                              // every stream
+    virtual void synchronize() = 0;  // every stream
 
     DeviceResources resources() const;
 
@@ -186,7 +187,7 @@ public:
     int64_t pinned_budget() const { return pinned_budget_.load(); }
     static int64_t default_pinned_budget();
 
-protected:
+  protected:
     Device() = default;
 
     // Implementations provide the raw resources; the base class wraps them in handles and counts them.
@@ -199,7 +200,7 @@ protected:
     virtual uintptr_t raw_create_event() = 0;
     virtual void raw_destroy_event(uintptr_t handle) = 0;
 
-private:
+  private:
     friend class HostBuffer;
     friend class DeviceBuffer;
     friend class Stream;

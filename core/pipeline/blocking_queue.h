@@ -11,7 +11,7 @@ namespace pinscope {
 
 template <class T>
 class BlockingQueue {
-public:
+  public:
     // Returns false (and drops the value) when the queue is closed.
     bool push(T value) {
         {
@@ -57,7 +57,7 @@ public:
         return items_.size();
     }
 
-private:
+  private:
     std::optional<T> take(std::unique_lock<std::mutex>&) {
         if (items_.empty()) return std::nullopt;
         T value = std::move(items_.front());

@@ -17,18 +17,20 @@ DataLoader::DataLoader(const PipelineConfig& config, LoaderContext context)
     // train loop holds, and one being pinned. The pools never make anyone wait in steady state.
     const size_t capacity = static_cast<size_t>(max_outstanding_ + context.batches_held_downstream + 2);
     const bool direct = config.pin_memory && config.pin_mode == PinMode::direct;
-    collate_pool_ = std::make_unique<HostBufferPool>(context.device, direct ? HostMemory::pinned : HostMemory::pageable,
-                                                     batch_bytes, capacity, context.pinned_gauge);
+    collate_pool_ =
+        std::make_unique<HostBufferPool>(context.device, direct ? HostMemory::pinned : HostMemory::pageable,
+                                         batch_bytes, capacity, context.pinned_gauge);
     if (config.pin_memory && !direct)
-        pinned_pool_ = std::make_unique<HostBufferPool>(context.device, HostMemory::pinned, batch_bytes, capacity,
-                                                        context.pinned_gauge);
+        pinned_pool_ = std::make_unique<HostBufferPool>(context.device, HostMemory::pinned, batch_bytes,
+                                                        capacity, context.pinned_gauge);
     record_levels();
     if (workers_ == 0) return;
 
     tasks_per_worker_.assign(workers_, 0);
     for (int w = 0; w < workers_; ++w) index_queues_.push_back(std::make_unique<BlockingQueue<IndexBatch>>());
     if (pinned_pool_) data_queue_ = &pinned_results_;
-    for (int w = 0; w < workers_; ++w) threads_.emplace_back("worker " + std::to_string(w), [this, w] { worker_loop(w); });
+    for (int w = 0; w < workers_; ++w)
+        threads_.emplace_back("worker " + std::to_string(w), [this, w] { worker_loop(w); });
     if (pinned_pool_) threads_.emplace_back("pin thread", [this] { pin_loop(); });
     for (int i = 0; i < max_outstanding_; ++i) try_dispatch();  // PyTorch's prefetch at iterator start
 }
@@ -76,7 +78,9 @@ void DataLoader::try_dispatch() {
     record_levels();
 }
 
-std::optional<LoadedBatch> DataLoader::next() { return workers_ == 0 ? next_inline() : next_from_workers(); }
+std::optional<LoadedBatch> DataLoader::next() {
+    return workers_ == 0 ? next_inline() : next_from_workers();
+}
 
 std::optional<LoadedBatch> DataLoader::next_from_workers() {
     std::optional<LoadedBatch> batch;
@@ -87,7 +91,8 @@ std::optional<LoadedBatch> DataLoader::next_from_workers() {
                 reorder_buffer_.erase(early);
                 break;
             }
-            ScopedSpan waiting(&context_.recorder, context_.lane, SpanKind::wait, context_.first_batch_id + receive_index_);
+            ScopedSpan waiting(&context_.recorder, context_.lane, SpanKind::wait,
+                               context_.first_batch_id + receive_index_);
             std::optional<LoadedBatch> arrived = data_queue_->pop();
             waiting.finish();
             if (!arrived) return std::nullopt;

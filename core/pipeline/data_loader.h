@@ -32,15 +32,15 @@ struct LoaderContext {
     Device& device;
     Trace& trace;
     const Dataset& dataset;
-    Recorder& recorder;         // the calling (train loop) thread's recorder
-    LaneId lane = kNoLane;      // the calling thread's lane
+    Recorder& recorder;     // the calling (train loop) thread's recorder
+    LaneId lane = kNoLane;  // the calling thread's lane
     Gauge* pinned_gauge = nullptr;
     int64_t first_batch_id = 0;
     int batches_held_downstream = 2;  // batches the caller keeps after next() (in flight on the GPU)
 };
 
 class DataLoader {
-public:
+  public:
     DataLoader(const PipelineConfig& config, LoaderContext context);
     ~DataLoader();
     DataLoader(const DataLoader&) = delete;
@@ -55,7 +55,7 @@ public:
     int64_t dispatched() const { return send_index_; }  // batches handed to workers so far
     int outstanding() const { return outstanding_; }
 
-private:
+  private:
     struct IndexBatch {
         int64_t index;
         int64_t first_sample;

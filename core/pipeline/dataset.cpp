@@ -59,11 +59,13 @@ SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
       decode_us_(config.decode_us),
       io_us_(config.io_us),
       fail_at_sample_(config.fail_at_sample),
-      pixels_(pixel_pool(static_cast<size_t>(std::max<int64_t>(kPixelPoolBytes, elements_ + 4096)), config.seed)) {}
+      pixels_(pixel_pool(static_cast<size_t>(std::max<int64_t>(kPixelPoolBytes, elements_ + 4096)),
+                         config.seed)) {}
 
 void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const {
     if (index == fail_at_sample_)
-        throw DatasetError("ValueError", fmt::format("sample {} is corrupt (fail_at_sample={})", index, fail_at_sample_));
+        throw DatasetError("ValueError",
+                           fmt::format("sample {} is corrupt (fail_at_sample={})", index, fail_at_sample_));
     if (io_us_ > 0) wait_for(io_us_, stop);
     if (decode_us_ > 0) spin_for(decode_us_, stop);
 

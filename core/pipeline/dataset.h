@@ -16,16 +16,17 @@ namespace pinscope {
 // What a dataset raises. `type` is the Python-style name shown in the re-raised message
 // ("Caught ValueError in DataLoader worker process 1. Original: ...").
 class DatasetError : public std::runtime_error {
-public:
-    DatasetError(std::string type, const std::string& message) : std::runtime_error(message), type_(std::move(type)) {}
+  public:
+    DatasetError(std::string type, const std::string& message)
+        : std::runtime_error(message), type_(std::move(type)) {}
     const std::string& type() const { return type_; }
 
-private:
+  private:
     std::string type_;
 };
 
 class Dataset {
-public:
+  public:
     virtual ~Dataset() = default;
     virtual int64_t sample_bytes() const = 0;
     // Writes sample `index` into `out` (sample_bytes() bytes). Returns early, leaving `out` unspecified,
@@ -34,18 +35,19 @@ public:
 };
 
 class SyntheticImageDataset final : public Dataset {
-public:
+  public:
     explicit SyntheticImageDataset(const PipelineConfig& config);
 
     int64_t sample_bytes() const override { return elements_ * 4; }
     void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override;
 
-private:
+  private:
     int64_t elements_;
     int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
     double decode_us_, io_us_;
     int64_t fail_at_sample_;
-    std::shared_ptr<const std::vector<uint8_t>> pixels_;  // random "encoded" pixels; samples read windows of it
+    std::shared_ptr<const std::vector<uint8_t>>
+        pixels_;  // random "encoded" pixels; samples read windows of it
 };
 
 }  // namespace pinscope

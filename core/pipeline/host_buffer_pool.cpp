@@ -17,8 +17,13 @@ void BufferLease::release() {
     if (pool_) std::exchange(pool_, nullptr)->give_back(std::move(buffer_));
 }
 
-HostBufferPool::HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity, Gauge* pinned_gauge)
-    : device_(device), memory_(memory), buffer_bytes_(buffer_bytes), capacity_(capacity), pinned_gauge_(pinned_gauge) {
+HostBufferPool::HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity,
+                               Gauge* pinned_gauge)
+    : device_(device),
+      memory_(memory),
+      buffer_bytes_(buffer_bytes),
+      capacity_(capacity),
+      pinned_gauge_(pinned_gauge) {
     assert(capacity > 0);
 }
 
@@ -49,12 +54,14 @@ BufferLease HostBufferPool::acquire() {
     }
     ++leased_;
     lock.unlock();
-    if (pinned_gauge_ && memory_ == HostMemory::pinned) pinned_gauge_->add(static_cast<double>(buffer_bytes_));
+    if (pinned_gauge_ && memory_ == HostMemory::pinned)
+        pinned_gauge_->add(static_cast<double>(buffer_bytes_));
     return BufferLease(this, std::move(buffer));
 }
 
 void HostBufferPool::give_back(HostBuffer buffer) {
-    if (pinned_gauge_ && memory_ == HostMemory::pinned) pinned_gauge_->add(-static_cast<double>(buffer_bytes_));
+    if (pinned_gauge_ && memory_ == HostMemory::pinned)
+        pinned_gauge_->add(-static_cast<double>(buffer_bytes_));
     {
         std::lock_guard lock(mutex_);
         --leased_;

@@ -4,8 +4,8 @@
 // which is what bounds the pipeline's memory; close() wakes every waiter for shutdown.
 #include <condition_variable>
 #include <memory>
-#include <utility>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/device/device.h"
@@ -17,9 +17,10 @@ class HostBufferPool;
 
 // A buffer on loan; destroying the lease returns the buffer to its pool.
 class BufferLease {
-public:
+  public:
     BufferLease() = default;
-    BufferLease(BufferLease&& other) noexcept : pool_(std::exchange(other.pool_, nullptr)), buffer_(std::move(other.buffer_)) {}
+    BufferLease(BufferLease&& other) noexcept
+        : pool_(std::exchange(other.pool_, nullptr)), buffer_(std::move(other.buffer_)) {}
     BufferLease& operator=(BufferLease&& other) noexcept;
     BufferLease(const BufferLease&) = delete;
     BufferLease& operator=(const BufferLease&) = delete;
@@ -32,7 +33,7 @@ public:
     explicit operator bool() const { return pool_ != nullptr; }
     void release();
 
-private:
+  private:
     friend class HostBufferPool;
     BufferLease(HostBufferPool* pool, HostBuffer buffer) : pool_(pool), buffer_(std::move(buffer)) {}
     HostBufferPool* pool_ = nullptr;
@@ -40,9 +41,10 @@ private:
 };
 
 class HostBufferPool {
-public:
+  public:
     // `pinned_gauge` (optional) follows the pinned bytes on loan, for the "pinned bytes in use" counter.
-    HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity, Gauge* pinned_gauge = nullptr);
+    HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity,
+                   Gauge* pinned_gauge = nullptr);
     ~HostBufferPool();
     HostBufferPool(const HostBufferPool&) = delete;
     HostBufferPool& operator=(const HostBufferPool&) = delete;
@@ -57,7 +59,7 @@ public:
     size_t allocated() const;
     size_t leased() const;
 
-private:
+  private:
     friend class BufferLease;
     void give_back(HostBuffer buffer);
 

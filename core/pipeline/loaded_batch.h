@@ -13,14 +13,14 @@ namespace pinscope {
 
 struct WorkerFailure {
     int worker = 0;
-    std::string type;     // Python-style exception name, e.g. "ValueError"
+    std::string type;  // Python-style exception name, e.g. "ValueError"
     std::string message;
 };
 
 struct LoadedBatch {
-    int64_t index = 0;        // position in this loader's order: 0, 1, 2, ...
-    int64_t id = kNoBatch;    // the batch id on every span, unique within a session
-    int worker = -1;          // -1: built inline by the train loop (num_workers=0)
+    int64_t index = 0;      // position in this loader's order: 0, 1, 2, ...
+    int64_t id = kNoBatch;  // the batch id on every span, unique within a session
+    int worker = -1;        // -1: built inline by the train loop (num_workers=0)
     BufferLease buffer;
     size_t bytes = 0;
     std::optional<WorkerFailure> failure;
@@ -28,11 +28,11 @@ struct LoadedBatch {
 
 // A worker's exception, re-raised in the train loop with PyTorch's wording.
 class WorkerError : public std::runtime_error {
-public:
+  public:
     explicit WorkerError(const WorkerFailure& failure);
     const WorkerFailure& failure() const { return failure_; }
 
-private:
+  private:
     WorkerFailure failure_;
 };
 

@@ -11,7 +11,7 @@ namespace pinscope {
 int live_pipeline_threads();
 
 class PipelineThread {
-public:
+  public:
     PipelineThread() = default;
     template <class Body>
     PipelineThread(std::string name, Body body) {
@@ -36,7 +36,7 @@ public:
         if (thread_.joinable()) thread_.join();
     }
 
-private:
+  private:
     static void started();
     static void finished();
     static void name_this_thread(const std::string& name);

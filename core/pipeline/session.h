@@ -27,19 +27,19 @@ enum class SessionState { idle, running, finished, stopped, failed };
 
 struct SessionStatus {
     SessionState state = SessionState::idle;
-    PipelineConfig config;      // the config in force now
-    uint64_t generation = 0;    // how many pipelines have been built (1 + reconfigurations applied)
-    int64_t batches = 0;        // batches handed to the GPU, over every generation
-    TimeNs started = 0;         // when start() was called
+    PipelineConfig config;    // the config in force now
+    uint64_t generation = 0;  // how many pipelines have been built (1 + reconfigurations applied)
+    int64_t batches = 0;      // batches handed to the GPU, over every generation
+    TimeNs started = 0;       // when start() was called
     TimeNs elapsed = 0;
     DeviceInfo device;
-    std::string device_why;     // why this device was chosen
-    std::string error;          // set when state == failed
+    std::string device_why;             // why this device was chosen
+    std::string error;                  // set when state == failed
     std::vector<std::string> warnings;  // from validation, e.g. more workers than cores
 };
 
 class Session {
-public:
+  public:
     // Throws std::invalid_argument (with validate()'s first error) for a config that cannot run, and
     // DeviceError / CalibrationError when the device cannot be made.
     explicit Session(PipelineConfig config);
@@ -60,7 +60,7 @@ public:
     DeviceResources device_resources() const;
     Trace& trace() { return trace_; }
 
-private:
+  private:
     void run();
     void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     bool bounds_reached(const PipelineConfig& config) const;

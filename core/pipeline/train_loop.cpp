@@ -30,7 +30,9 @@ TrainLoop::TrainLoop(const PipelineConfig& config, Device& device, Recorder& rec
     }
 }
 
-TrainLoop::~TrainLoop() { drain(); }
+TrainLoop::~TrainLoop() {
+    drain();
+}
 
 void TrainLoop::drain() {
     // Oldest first, so the waits follow the order the GPU finishes in.
@@ -41,7 +43,8 @@ void TrainLoop::drain() {
 void TrainLoop::retire(Slot& slot) {
     if (!slot.batch) return;
     bool busy = false;
-    for (size_t s = 0; s < slot.done.size(); ++s) busy = busy || (slot.used[s] && !device_.ready(slot.done[s]));
+    for (size_t s = 0; s < slot.done.size(); ++s)
+        busy = busy || (slot.used[s] && !device_.ready(slot.done[s]));
     if (busy) {
         ScopedSpan waiting(&recorder_, lane_, SpanKind::sync, slot.batch->id);
         for (size_t s = 0; s < slot.done.size(); ++s)
@@ -58,12 +61,13 @@ void TrainLoop::copy_in(Slot& slot, const LoadedBatch& batch, size_t offset, siz
     // A blocking call shows on the host lane: staging (pageable) or waiting for the copy (pinned).
     std::optional<ScopedSpan> held;
     if (blocks)
-        held.emplace(&recorder_, lane_, src.pinned() ? SpanKind::sync : SpanKind::stage, batch.id, bytes, src.memory());
+        held.emplace(&recorder_, lane_, src.pinned() ? SpanKind::sync : SpanKind::stage, batch.id, bytes,
+                     src.memory());
     device_.copy_to_device(slot.input, offset, src, offset, bytes, stream, config_.non_blocking, batch.id);
 }
 
-void TrainLoop::compute(Slot& slot, const LoadedBatch& batch, size_t in_offset, size_t in_bytes, size_t out_offset,
-                        size_t out_bytes, Stream& stream) {
+void TrainLoop::compute(Slot& slot, const LoadedBatch& batch, size_t in_offset, size_t in_bytes,
+                        size_t out_offset, size_t out_bytes, Stream& stream) {
     KernelWork work;
     work.input = &slot.input;
     work.input_offset = in_offset;
@@ -81,9 +85,10 @@ void TrainLoop::copy_out(Slot& slot, const LoadedBatch& batch, size_t offset, si
     const bool blocks = !config_.non_blocking || !slot.result.pinned();
     std::optional<ScopedSpan> held;
     if (blocks)
-        held.emplace(&recorder_, lane_, slot.result.pinned() ? SpanKind::sync : SpanKind::stage, batch.id, bytes,
-                     slot.result.memory());
-    device_.copy_to_host(slot.result, offset, slot.output, offset, bytes, stream, config_.non_blocking, batch.id);
+        held.emplace(&recorder_, lane_, slot.result.pinned() ? SpanKind::sync : SpanKind::stage, batch.id,
+                     bytes, slot.result.memory());
+    device_.copy_to_host(slot.result, offset, slot.output, offset, bytes, stream, config_.non_blocking,
+                         batch.id);
 }
 
 void TrainLoop::submit(LoadedBatch batch) {
@@ -92,7 +97,9 @@ void TrainLoop::submit(LoadedBatch batch) {
 
     const int n = config_.chunks;
     const size_t out_total = slot.output ? static_cast<size_t>(config_.d2h_bytes) : 0;
-    auto stream_of = [&](int c) -> size_t { return static_cast<size_t>((submitted_ * n + c) % config_.streams); };
+    auto stream_of = [&](int c) -> size_t {
+        return static_cast<size_t>((submitted_ * n + c) % config_.streams);
+    };
     auto in_chunk = [&](int c) { return chunk_range(batch.bytes, n, c); };
     auto out_chunk = [&](int c) { return chunk_range(out_total, n, c); };
     auto issue_compute = [&](int c) {
@@ -108,9 +115,11 @@ void TrainLoop::submit(LoadedBatch batch) {
             copy_out(slot, batch, out_chunk(c).first, out_chunk(c).second, streams_[stream_of(c)]);
         }
     } else {
-        for (int c = 0; c < n; ++c) copy_in(slot, batch, in_chunk(c).first, in_chunk(c).second, streams_[stream_of(c)]);
+        for (int c = 0; c < n; ++c)
+            copy_in(slot, batch, in_chunk(c).first, in_chunk(c).second, streams_[stream_of(c)]);
         for (int c = 0; c < n; ++c) issue_compute(c);
-        for (int c = 0; c < n; ++c) copy_out(slot, batch, out_chunk(c).first, out_chunk(c).second, streams_[stream_of(c)]);
+        for (int c = 0; c < n; ++c)
+            copy_out(slot, batch, out_chunk(c).first, out_chunk(c).second, streams_[stream_of(c)]);
     }
     for (int c = 0; c < n; ++c) slot.used[stream_of(c)] = true;
     for (size_t s = 0; s < streams_.size(); ++s)

@@ -16,7 +16,7 @@
 namespace pinscope {
 
 class TrainLoop {
-public:
+  public:
     TrainLoop(const PipelineConfig& config, Device& device, Recorder& recorder, LaneId lane);
     ~TrainLoop();  // waits for the GPU, then returns every buffer
     TrainLoop(const TrainLoop&) = delete;
@@ -29,14 +29,14 @@ public:
 
     int64_t completed() const { return completed_; }
 
-private:
+  private:
     struct Slot {
         DeviceBuffer input;
         DeviceBuffer output;
-        HostBuffer result;                // where the result lands on the host
-        std::vector<Event> done;          // one per stream; recorded after the batch's last op there
-        std::vector<bool> used;           // which streams the occupant used
-        std::optional<LoadedBatch> batch; // the occupant, until its work is done
+        HostBuffer result;                 // where the result lands on the host
+        std::vector<Event> done;           // one per stream; recorded after the batch's last op there
+        std::vector<bool> used;            // which streams the occupant used
+        std::optional<LoadedBatch> batch;  // the occupant, until its work is done
     };
 
     void retire(Slot& slot);  // waits for the occupant's work and releases it

@@ -18,7 +18,11 @@ constexpr TimeNs kNsPerUs = 1'000;
 constexpr TimeNs kNsPerMs = 1'000'000;
 constexpr TimeNs kNsPerS = 1'000'000'000;
 
-inline double ns_to_s(TimeNs ns) { return static_cast<double>(ns) * 1e-9; }
-inline TimeNs us_to_ns(double us) { return static_cast<TimeNs>(us * 1e3); }
+inline double ns_to_s(TimeNs ns) {
+    return static_cast<double>(ns) * 1e-9;
+}
+inline TimeNs us_to_ns(double us) {
+    return static_cast<TimeNs>(us * 1e3);
+}
 
 }  // namespace pinscope

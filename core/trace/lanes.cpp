@@ -6,12 +6,18 @@ namespace pinscope {
 
 std::string lane_name(LaneKind kind, int index) {
     switch (kind) {
-        case LaneKind::main: return "train loop";
-        case LaneKind::worker: return "worker " + std::to_string(index);
-        case LaneKind::pin: return "pin thread";
-        case LaneKind::h2d: return "stream " + std::to_string(index) + " H2D";
-        case LaneKind::kernel: return "stream " + std::to_string(index) + " kernel";
-        case LaneKind::d2h: return "stream " + std::to_string(index) + " D2H";
+        case LaneKind::main:
+            return "train loop";
+        case LaneKind::worker:
+            return "worker " + std::to_string(index);
+        case LaneKind::pin:
+            return "pin thread";
+        case LaneKind::h2d:
+            return "stream " + std::to_string(index) + " H2D";
+        case LaneKind::kernel:
+            return "stream " + std::to_string(index) + " kernel";
+        case LaneKind::d2h:
+            return "stream " + std::to_string(index) + " D2H";
     }
     return "?";
 }
@@ -20,19 +26,27 @@ LaneGroup lane_group(LaneKind kind) {
     switch (kind) {
         case LaneKind::h2d:
         case LaneKind::kernel:
-        case LaneKind::d2h: return LaneGroup::device;
-        default: return LaneGroup::host;
+        case LaneKind::d2h:
+            return LaneGroup::device;
+        default:
+            return LaneGroup::host;
     }
 }
 
 int lane_sort_key(LaneKind kind, int index) {
     switch (kind) {
-        case LaneKind::main: return 0;
-        case LaneKind::worker: return 100 + index;
-        case LaneKind::pin: return 10'000;
-        case LaneKind::h2d: return 100'000 + index * 10 + 0;
-        case LaneKind::kernel: return 100'000 + index * 10 + 1;
-        case LaneKind::d2h: return 100'000 + index * 10 + 2;
+        case LaneKind::main:
+            return 0;
+        case LaneKind::worker:
+            return 100 + index;
+        case LaneKind::pin:
+            return 10'000;
+        case LaneKind::h2d:
+            return 100'000 + index * 10 + 0;
+        case LaneKind::kernel:
+            return 100'000 + index * 10 + 1;
+        case LaneKind::d2h:
+            return 100'000 + index * 10 + 2;
     }
     return 1'000'000;
 }

@@ -30,12 +30,12 @@ int lane_sort_key(LaneKind kind, int index);
 
 // Thread-safe: lanes are registered while pipelines are built (rarely), read by the views.
 class LaneRegistry {
-public:
+  public:
     LaneId lane(LaneKind kind, int index = 0);  // get or create
-    std::vector<LaneInfo> snapshot() const;      // in id order
+    std::vector<LaneInfo> snapshot() const;     // in id order
     size_t size() const;
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::vector<LaneInfo> lanes_;
 };

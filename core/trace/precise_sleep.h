@@ -30,7 +30,8 @@ inline void sleep_until_ns(TimeNs deadline) {
     constexpr TimeNs kSpinWindow = 30 * kNsPerUs;
     reduce_timer_slack();
     TimeNs now = now_ns();
-    if (deadline - now > kSpinWindow) std::this_thread::sleep_for(std::chrono::nanoseconds(deadline - now - kSpinWindow));
+    if (deadline - now > kSpinWindow)
+        std::this_thread::sleep_for(std::chrono::nanoseconds(deadline - now - kSpinWindow));
     while (now_ns() < deadline) std::this_thread::yield();
 }
 

@@ -11,7 +11,7 @@
 namespace pinscope {
 
 class Recorder {
-public:
+  public:
     static constexpr size_t kDefaultSpanCapacity = 1 << 15;
     static constexpr size_t kDefaultCounterCapacity = 1 << 14;
 
@@ -23,7 +23,8 @@ public:
     }
 
     void counter(CounterKind kind, double value, TimeNs time = now_ns()) {
-        if (!counters_.push(CounterSample{time, value, kind})) dropped_.fetch_add(1, std::memory_order_relaxed);
+        if (!counters_.push(CounterSample{time, value, kind}))
+            dropped_.fetch_add(1, std::memory_order_relaxed);
     }
 
     uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
@@ -36,7 +37,7 @@ public:
 
     bool empty() const { return spans_.empty() && counters_.empty(); }
 
-private:
+  private:
     SpscRing<Span> spans_;
     SpscRing<CounterSample> counters_;
     std::atomic<uint64_t> dropped_{0};
@@ -44,7 +45,7 @@ private:
 
 // Records one span from construction to destruction (or to finish()).
 class ScopedSpan {
-public:
+  public:
     ScopedSpan(Recorder* recorder, LaneId lane, SpanKind kind, int64_t batch = kNoBatch, uint64_t bytes = 0,
                HostMemory memory = HostMemory::none)
         : recorder_(recorder) {
@@ -73,7 +74,7 @@ public:
         recorder_ = nullptr;
     }
 
-private:
+  private:
     Recorder* recorder_;
     Span span_;
 };

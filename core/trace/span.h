@@ -14,22 +14,24 @@ constexpr LaneId kNoLane = 0xFFFF;
 constexpr int64_t kNoBatch = -1;
 
 enum class SpanKind : uint8_t {
-    fetch,  // a worker (or the main thread with num_workers=0) builds one batch: read, decode, collate
-    pin,    // a batch is copied into page-locked memory (PyTorch's pin thread, or inline)
-    wait,   // the train loop waits for the next batch from the loader
-    stage,  // a host thread is held inside a pageable copy while the driver stages it
-    sync,   // a host thread waits for the GPU (a blocking copy, an event, a full stream)
-    h2d,    // host-to-device copy on a copy engine
-    kernel, // the compute kernel of one batch (or one chunk of it)
-    d2h,    // device-to-host copy of the result
+    fetch,   // a worker (or the main thread with num_workers=0) builds one batch: read, decode, collate
+    pin,     // a batch is copied into page-locked memory (PyTorch's pin thread, or inline)
+    wait,    // the train loop waits for the next batch from the loader
+    stage,   // a host thread is held inside a pageable copy while the driver stages it
+    sync,    // a host thread waits for the GPU (a blocking copy, an event, a full stream)
+    h2d,     // host-to-device copy on a copy engine
+    kernel,  // the compute kernel of one batch (or one chunk of it)
+    d2h,     // device-to-host copy of the result
     count
 };
 constexpr int kSpanKindCount = static_cast<int>(SpanKind::count);
 
-constexpr std::array<std::string_view, kSpanKindCount> kSpanKindNames = {
-    "fetch", "pin", "wait", "stage", "sync", "h2d", "kernel", "d2h"};
+constexpr std::array<std::string_view, kSpanKindCount> kSpanKindNames = {"fetch", "pin", "wait",   "stage",
+                                                                         "sync",  "h2d", "kernel", "d2h"};
 
-inline std::string_view span_kind_name(SpanKind kind) { return kSpanKindNames[static_cast<int>(kind)]; }
+inline std::string_view span_kind_name(SpanKind kind) {
+    return kSpanKindNames[static_cast<int>(kind)];
+}
 
 // Which host memory a copy touched. Pageable copies are the lesson of the whole tool, so every span
 // that moves bytes says which it was.
@@ -37,9 +39,12 @@ enum class HostMemory : uint8_t { none, pageable, pinned };
 
 inline std::string_view host_memory_name(HostMemory m) {
     switch (m) {
-        case HostMemory::pageable: return "pageable";
-        case HostMemory::pinned: return "pinned";
-        case HostMemory::none: break;
+        case HostMemory::pageable:
+            return "pageable";
+        case HostMemory::pinned:
+            return "pinned";
+        case HostMemory::none:
+            break;
     }
     return "";
 }

@@ -11,7 +11,7 @@ namespace pinscope {
 
 template <class T>
 class SpscRing {
-public:
+  public:
     explicit SpscRing(size_t capacity) {
         size_t rounded = 1;
         while (rounded < capacity) rounded <<= 1;
@@ -43,7 +43,7 @@ public:
         return head_.load(std::memory_order_acquire) == tail_.load(std::memory_order_acquire);
     }
 
-private:
+  private:
     std::unique_ptr<T[]> slots_;
     size_t mask_ = 0;
     alignas(64) std::atomic<uint64_t> head_{0};  // next slot the producer writes

@@ -14,7 +14,7 @@
 namespace pinscope {
 
 class Trace {
-public:
+  public:
     LaneRegistry& lanes() { return lanes_; }
 
     // The caller holds the recorder for as long as it records; once it lets go and the recorder is
@@ -28,7 +28,7 @@ public:
     // Spans and samples lost because a recorder's ring was full when the consumer was late.
     uint64_t dropped() const;
 
-private:
+  private:
     LaneRegistry lanes_;
     mutable std::mutex mutex_;  // guards recorders_, never taken on the recording path
     std::vector<std::shared_ptr<Recorder>> recorders_;
@@ -38,12 +38,12 @@ private:
 // A level shared by several threads (pinned bytes in use): updates are serialised by a mutex, which
 // also makes its recorder single-producer. Used where updates are rare (per buffer, not per sample).
 class Gauge {
-public:
+  public:
     Gauge(Trace& trace, CounterKind kind) : recorder_(trace.make_recorder()), kind_(kind) {}
     void add(double delta);
     double value() const;
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::shared_ptr<Recorder> recorder_;
     CounterKind kind_;

@@ -10,7 +10,9 @@ void TraceStore::set_lanes(std::vector<LaneInfo> lanes) {
     if (spans_.size() < lanes_.size()) spans_.resize(lanes_.size());
 }
 
-const LaneInfo* TraceStore::lane_info(LaneId id) const { return id < lanes_.size() ? &lanes_[id] : nullptr; }
+const LaneInfo* TraceStore::lane_info(LaneId id) const {
+    return id < lanes_.size() ? &lanes_[id] : nullptr;
+}
 
 void TraceStore::add(const Span& span) {
     if (span.lane >= spans_.size()) spans_.resize(span.lane + 1);

@@ -17,7 +17,7 @@ struct TraceLimits {
 };
 
 class TraceStore {
-public:
+  public:
     explicit TraceStore(TraceLimits limits = {}) : limits_(limits) {}
 
     void set_lanes(std::vector<LaneInfo> lanes);
@@ -44,7 +44,7 @@ public:
     void evict_before(TimeNs time);
     void clear();
 
-private:
+  private:
     void enforce_limits();
 
     TraceLimits limits_;

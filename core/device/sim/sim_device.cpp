@@ -17,7 +17,9 @@ namespace {
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
 constexpr size_t kPageBytes = 4096;
 
-LaneKind lane_kind_of(int slot) { return slot == 0 ? LaneKind::h2d : slot == 1 ? LaneKind::kernel : LaneKind::d2h; }
+LaneKind lane_kind_of(int slot) {
+    return slot == 0 ? LaneKind::h2d : slot == 1 ? LaneKind::kernel : LaneKind::d2h;
+}
 
 }  // namespace
 
@@ -48,14 +50,17 @@ std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     const size_t rounded = std::max(kPageBytes, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
     auto* data = static_cast<std::byte*>(std::aligned_alloc(kPageBytes, rounded));
     if (!data)
-        throw DeviceError(fmt::format("cannot allocate {} MiB of {} host memory; use a smaller batch or fewer workers.",
-                                      bytes >> 20, host_memory_name(memory)));
+        throw DeviceError(
+            fmt::format("cannot allocate {} MiB of {} host memory; use a smaller batch or fewer workers.",
+                        bytes >> 20, host_memory_name(memory)));
     // Page-locked memory is resident from the start (cudaHostAlloc touches every page); pageable is not.
     if (memory == HostMemory::pinned) std::memset(data, 0, rounded);
     return data;
 }
 
-void SimDevice::raw_free_host(std::byte* data, size_t, HostMemory) { std::free(data); }
+void SimDevice::raw_free_host(std::byte* data, size_t, HostMemory) {
+    std::free(data);
+}
 
 // Device memory is not backed: the model only needs sizes. The token is unique and never dereferenced.
 void* SimDevice::raw_allocate_device(size_t) {
@@ -113,12 +118,14 @@ uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
     s.queue.push_back(op);
     advance_to(clock_);  // starts it at once if its engine is free
     const TimeNs next = next_completion();
-    if (next != kNever && (device_thread_deadline_ == 0 || next < device_thread_deadline_)) wake_device_.notify_one();
+    if (next != kNever && (device_thread_deadline_ == 0 || next < device_thread_deadline_))
+        wake_device_.notify_one();
     return op.seq;
 }
 
-void SimDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
-                               size_t bytes, Stream& stream, bool non_blocking, int64_t batch) {
+void SimDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src,
+                               size_t src_offset, size_t bytes, Stream& stream, bool non_blocking,
+                               int64_t batch) {
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
     (void)dst, (void)dst_offset, (void)src_offset;
     Op op;
@@ -234,8 +241,9 @@ void SimDevice::advance_to(TimeNs now) {
         for (auto& [handle, s] : streams_) {
             if (s.queue.empty() || !s.queue.front().running) continue;
             const Op& op = s.queue.front();
-            const bool finished = op.kind == OpKind::kernel ? op.start + op.duration <= clock_
-                                                            : op.remaining <= op.rate * 0.5;  // under half a ns left
+            const bool finished = op.kind == OpKind::kernel
+                                      ? op.start + op.duration <= clock_
+                                      : op.remaining <= op.rate * 0.5;  // under half a ns left
             if (finished) complete(s);
         }
     }
@@ -252,7 +260,9 @@ void SimDevice::start_ready_ops() {
         for (auto& [ticket, s] : ready) {
             Op& op = s->queue.front();
             switch (op.kind) {
-                case OpKind::record: complete(*s), changed = true; break;
+                case OpKind::record:
+                    complete(*s), changed = true;
+                    break;
                 case OpKind::wait:
                     if (done(op.awaited)) complete(*s), changed = true;
                     break;
@@ -309,9 +319,10 @@ TimeNs SimDevice::next_completion() const {
     for (const auto& [handle, s] : streams_) {
         if (s.queue.empty() || !s.queue.front().running) continue;
         const Op& op = s.queue.front();
-        const TimeNs end = op.kind == OpKind::kernel
-                               ? op.start + op.duration
-                               : clock_ + static_cast<TimeNs>(std::ceil(std::max(0.0, op.remaining) / op.rate));
+        const TimeNs end =
+            op.kind == OpKind::kernel
+                ? op.start + op.duration
+                : clock_ + static_cast<TimeNs>(std::ceil(std::max(0.0, op.remaining) / op.rate));
         next = std::min(next, end);
     }
     return next;
@@ -351,7 +362,8 @@ void SimDevice::run_device_thread() {
             wake_device_.wait(lock);
         } else {
             device_thread_deadline_ = next;
-            wake_device_.wait_until(lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(next)));
+            wake_device_.wait_until(lock,
+                                    std::chrono::steady_clock::time_point(std::chrono::nanoseconds(next)));
         }
     }
 }

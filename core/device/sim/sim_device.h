@@ -22,17 +22,17 @@
 namespace pinscope {
 
 class SimDevice final : public Device {
-public:
+  public:
     SimDevice(Trace& trace, Calibration calibration = builtin_calibration());
     ~SimDevice() override;
 
     const DeviceInfo& info() const override { return info_; }
     const Calibration& calibration() const { return calibration_; }
 
-    void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset, size_t bytes,
-                        Stream& stream, bool non_blocking, int64_t batch) override;
-    void copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset, size_t bytes,
-                      Stream& stream, bool non_blocking, int64_t batch) override;
+    void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
+                        size_t bytes, Stream& stream, bool non_blocking, int64_t batch) override;
+    void copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset,
+                      size_t bytes, Stream& stream, bool non_blocking, int64_t batch) override;
     void launch_kernel(const KernelWork& work, Stream& stream) override;
 
     void record(Event& event, Stream& stream) override;
@@ -42,7 +42,7 @@ public:
     void synchronize(Stream& stream) override;
     void synchronize() override;
 
-protected:
+  protected:
     std::byte* raw_allocate_host(size_t bytes, HostMemory memory) override;
     void raw_free_host(std::byte* data, size_t bytes, HostMemory memory) override;
     void* raw_allocate_device(size_t bytes) override;
@@ -52,7 +52,7 @@ protected:
     uintptr_t raw_create_event() override;
     void raw_destroy_event(uintptr_t handle) override;
 
-private:
+  private:
     enum class OpKind { h2d, d2h, kernel, record, wait };
 
     // A point in a stream's order: done when the stream has completed op `seq`.
@@ -67,9 +67,9 @@ private:
         OpKind kind = OpKind::kernel;
         HostMemory memory = HostMemory::none;
         double bytes = 0;
-        TimeNs duration = 0;   // kernels
+        TimeNs duration = 0;  // kernels
         int64_t batch = kNoBatch;
-        Marker awaited;        // waits
+        Marker awaited;  // waits
         bool running = false;
         TimeNs start = 0;
         double remaining = 0;  // bytes left to move (copies)
@@ -105,7 +105,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable wake_device_;
     std::shared_ptr<Recorder> recorder_;  // single producer: only used under mutex_
-    TimeNs clock_ = 0;                     // the model's time cursor
+    TimeNs clock_ = 0;                    // the model's time cursor
     uint64_t next_ticket_ = 1;
     uintptr_t next_handle_ = 1;
     std::unordered_map<uintptr_t, SimStream> streams_;

@@ -1,0 +1,189 @@
+// The `pinscope` executable end to end: exit codes, one-line errors, the JSON summary, the trace file.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Runs pinscope with `args` (a shell word list) and captures its output.
+Result pinscope(const std::string& args) {
+    const auto dir = std::filesystem::temp_directory_path();
+    const auto out = dir / "pinscope_cli_out.txt", err = dir / "pinscope_cli_err.txt";
+    const std::string command =
+        std::string(PINSCOPE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+size_t lines(const std::string& text) {
+    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+std::filesystem::path temp_path(const std::string& name) {
+    return std::filesystem::temp_directory_path() / name;
+}
+
+}  // namespace
+
+TEST_CASE("bad input exits 2 with one line naming the option and the fix") {
+    std::ofstream(temp_path("pinscope_malformed.json")) << "{\"num_workers\": 2,, }";
+    const std::map<std::string, std::string> cases = {
+        {"--num-workers -1",
+         "--num-workers -1: num_workers option should be non-negative; use num_workers=0"},
+        {"--num-workers 0 --prefetch-factor 2",
+         "--prefetch-factor 2: prefetch_factor option could only be specified"},
+        {"--batch-size 0", "--batch-size 0: batch_size should be a positive integer value"},
+        {"--bogus", "--bogus"},
+        {"--config " + temp_path("pinscope_malformed.json").string(), "not valid JSON at line 1"},
+        {"--config /nonexistent/pinscope.json", "cannot read config file"},
+        {"--sample-shape 3x", "--sample-shape 3x"},
+        {"--num-workers abc", "--num-workers"},
+        {"--trace /nonexistent/t.json", "--trace /nonexistent/t.json"},
+        {"--streams 0", "--streams 0"},
+    };
+    for (const auto& [args, expected] : cases) {
+        CAPTURE(args);
+        const Result r = pinscope("run --device sim --seconds 1 " + args);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find(expected) != std::string::npos);
+        CHECK(r.out.empty());
+    }
+}
+
+TEST_CASE("--help lists every option with its default") {
+    const Result r = pinscope("run --help");
+    CHECK(r.exit_code == 0);
+    for (const char* flag :
+         {"--num-workers",  "--prefetch-factor", "--pin-memory",  "--no-pin-memory", "--pin-mode",
+          "--non-blocking", "--in-order",        "--no-in-order", "--batch-size",    "--sample-shape",
+          "--decode-us",    "--io-us",           "--kernel-us",   "--d2h-bytes",     "--streams",
+          "--chunks",       "--issue-order",     "--device",      "--seconds",       "--batches",
+          "--seed",         "--config",          "--trace",       "--json",          "--calibration",
+          "--no-cupti"}) {
+        CAPTURE(flag);
+        CHECK(r.out.find(flag) != std::string::npos);
+    }
+    CHECK(r.out.find("3x224x224") != std::string::npos);  // defaults are shown
+    CHECK(pinscope("--help").out.find("run") != std::string::npos);
+}
+
+TEST_CASE("run --json prints one JSON object with the summary, fractions in 0..1") {
+    const Result r = pinscope("run --device sim --seconds 1 --json --sample-shape 3x32x32");
+    REQUIRE(r.exit_code == 0);
+    CHECK(lines(r.out) == 1);
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* key :
+         {"samples_per_s", "batches_per_s", "h2d_gbps", "gpu_busy", "overlap", "stall", "outstanding_max"})
+        CHECK(j.contains(key));
+    CHECK(j["samples_per_s"].get<double>() > 0);
+    for (const char* fraction : {"gpu_busy", "overlap", "stall", "pageable_h2d_fraction"}) {
+        CAPTURE(fraction);
+        CHECK(j[fraction].get<double>() >= 0);
+        CHECK(j[fraction].get<double>() <= 1);
+    }
+    CHECK(j["device"]["kind"] == "sim");
+    CHECK(j["state"] == "finished");
+}
+
+TEST_CASE("a run with 4 workers writes a Chrome trace with named threads, every stage and a capped counter") {
+    const auto trace = temp_path("pinscope_cli_trace.json");
+    std::filesystem::remove(trace);
+    const Result r =
+        pinscope("run --device sim --num-workers 4 --prefetch-factor 2 --pin-memory --seconds 3 --trace " +
+                 trace.string());
+    REQUIRE(r.exit_code == 0);
+    for (const char* shown : {"samples/s", "H2D", "overlap", "stall"})
+        CHECK(r.out.find(shown) != std::string::npos);
+
+    const auto j = nlohmann::json::parse(slurp(trace));
+    std::set<std::string> threads, spans;
+    double outstanding_max = -1;
+    for (const auto& e : j["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+            threads.insert(e["args"]["name"].get<std::string>());
+        if (e["ph"] == "X") spans.insert(e["name"].get<std::string>());
+        if (e["ph"] == "C" && e["name"] == "outstanding batches")
+            outstanding_max = std::max(outstanding_max, e["args"]["value"].get<double>());
+    }
+    for (const char* thread : {"train loop", "worker 0", "worker 3", "pin thread", "stream 0 H2D",
+                               "stream 0 kernel", "stream 0 D2H"})
+        CHECK(threads.count(thread) == 1);
+    for (const char* kind : {"fetch", "pin", "h2d", "kernel", "d2h"}) CHECK(spans.count(kind) == 1);
+    CHECK(outstanding_max >= 1);
+    CHECK(outstanding_max <= 2 * 4);
+    std::filesystem::remove(trace);
+}
+
+TEST_CASE("a run without pinning shows the staging time on the train loop's thread") {
+    const auto trace = temp_path("pinscope_cli_pageable.json");
+    const Result r =
+        pinscope("run --device sim --no-pin-memory --batches 10 --seconds 0 --sample-shape 3x64x64 --trace " +
+                 trace.string());
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(slurp(trace));
+    std::map<std::pair<int, int>, std::string> thread_names;
+    for (const auto& e : j["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+            thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    int staged = 0, pageable_h2d = 0;
+    for (const auto& e : j["traceEvents"]) {
+        if (e["ph"] != "X") continue;
+        if (e["name"] == "stage") {
+            CHECK(thread_names[{e["pid"], e["tid"]}] == "train loop");
+            CHECK(e["args"]["memory"] == "pageable");
+            ++staged;
+        }
+        if (e["name"] == "h2d" && e["args"]["memory"] == "pageable") ++pageable_h2d;
+    }
+    CHECK(pageable_h2d == 10);
+    CHECK(staged >= 10);
+    std::filesystem::remove(trace);
+}
+
+TEST_CASE("a worker's error at run time exits 1 with PyTorch's message") {
+    const Result r = pinscope("run --device sim --seconds 5 --sample-shape 3x8x8 --fail-at-sample 0");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("Caught ValueError in DataLoader worker process 0. Original: sample 0 is corrupt") !=
+          std::string::npos);
+}
+
+TEST_CASE("--save-config writes a config that --config reads back") {
+    const auto file = temp_path("pinscope_cli_saved.json");
+    REQUIRE(pinscope("run --num-workers 3 --batch-size 16 --save-config " + file.string()).exit_code == 0);
+    const auto j = nlohmann::json::parse(slurp(file));
+    CHECK(j["num_workers"] == 3);
+    CHECK(j["batch_size"] == 16);
+    const Result r =
+        pinscope("run --device sim --config " + file.string() + " --seconds 1 --json --sample-shape 3x8x8");
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["config"]["num_workers"] == 3);
+    std::filesystem::remove(file);
+}
