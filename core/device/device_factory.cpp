@@ -8,7 +8,9 @@
 
 namespace pinscope {
 
-bool cuda_built() { return PINSCOPE_HAVE_CUDA != 0; }
+bool cuda_built() {
+    return PINSCOPE_HAVE_CUDA != 0;
+}
 
 int cuda_device_count(std::string* reason) {
 #if PINSCOPE_HAVE_CUDA
@@ -19,21 +21,28 @@ int cuda_device_count(std::string* reason) {
 #endif
 }
 
-DeviceSelection make_device(DeviceChoice choice, Trace& trace, const std::string& calibration_file) {
+DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
+    const DeviceChoice choice = config.device;
     std::string no_gpu;
     if (choice != DeviceChoice::sim && cuda_device_count(&no_gpu) > 0) {
 #if PINSCOPE_HAVE_CUDA
-        auto device = make_cuda_device(trace);
-        std::string why = choice == DeviceChoice::cuda ? "asked for with --device cuda" : "a CUDA GPU and driver are present";
-        return {std::move(device), std::move(why)};
+        std::string tracing;
+        CudaDeviceOptions options;
+        options.cupti = config.cupti;
+        auto device = make_cuda_device(trace, options, &tracing);
+        std::string why = choice == DeviceChoice::cuda ? "asked for with --device cuda"
+                                                       : "a CUDA GPU and driver are present";
+        return {std::move(device), why + "; " + tracing};
 #endif
     }
     if (choice == DeviceChoice::cuda)
-        throw DeviceError("--device cuda: no usable CUDA GPU: " + no_gpu + "; use --device sim for the simulated GPU.");
+        throw DeviceError("--device cuda: no usable CUDA GPU: " + no_gpu +
+                          "; use --device sim for the simulated GPU.");
 
-    Calibration calibration = calibration_file.empty() ? builtin_calibration() : load_calibration(calibration_file);
+    const std::string& file = config.calibration;
+    Calibration calibration = file.empty() ? builtin_calibration() : load_calibration(file);
     std::string why = choice == DeviceChoice::sim ? "asked for with --device sim" : "no CUDA GPU: " + no_gpu;
-    why += "; calibration: " + (calibration_file.empty() ? calibration.name + " (built in)" : calibration_file);
+    why += "; calibration: " + (file.empty() ? calibration.name + " (built in)" : file);
     return {std::make_unique<SimDevice>(trace, std::move(calibration)), std::move(why)};
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Picks the device a config asks for. `auto` takes the CUDA device when this build has CUDA and a GPU
 // with a working driver is present, and the simulated GPU otherwise; `why` says which and why, in
-// words a user can act on.
+// words a user can act on, and for the CUDA device how its GPU spans are recorded.
 #include <memory>
 #include <string>
 
@@ -16,9 +16,10 @@ struct DeviceSelection {
     std::string why;
 };
 
-// Throws DeviceError when the choice cannot be honoured (cuda asked for, none usable) and
-// CalibrationError when the calibration file is unusable.
-DeviceSelection make_device(DeviceChoice choice, Trace& trace, const std::string& calibration_file = {});
+// Reads config.device, config.calibration (simulated GPU) and config.cupti (CUDA device). Throws
+// DeviceError when the choice cannot be honoured (cuda asked for, none usable) and CalibrationError
+// when the calibration file is unusable.
+DeviceSelection make_device(const PipelineConfig& config, Trace& trace);
 
 // Whether this build can drive a real GPU, and if not, why (for `pinscope info` and --device auto).
 bool cuda_built();

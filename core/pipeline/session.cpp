@@ -25,7 +25,7 @@ std::vector<std::string> describe_all(const std::vector<ConfigIssue>& issues) {
 }
 
 bool device_differs(const PipelineConfig& a, const PipelineConfig& b) {
-    return a.device != b.device || a.calibration != b.calibration;
+    return a.device != b.device || a.calibration != b.calibration || a.cupti != b.cupti;
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ std::string_view to_string(SessionState state) {
 
 Session::Session(PipelineConfig config) : pinned_gauge_(trace_, CounterKind::pinned_bytes), config_(std::move(config)) {
     status_.warnings = describe_all(validate_or_throw(config_).warnings);
-    DeviceSelection selection = make_device(config_.device, trace_, config_.calibration);
+    DeviceSelection selection = make_device(config_, trace_);
     device_ = std::move(selection.device);
     status_.device = device_->info();
     status_.device_why = std::move(selection.why);
@@ -127,7 +127,7 @@ void Session::replace_device_if_needed(const PipelineConfig& config) {
         std::lock_guard lock(mutex_);
         device_.reset();  // no pipeline holds any of its resources between generations
     }
-    DeviceSelection selection = make_device(config.device, trace_, config.calibration);
+    DeviceSelection selection = make_device(config, trace_);
     std::lock_guard lock(mutex_);
     device_ = std::move(selection.device);
     status_.device = device_->info();

@@ -1,0 +1,46 @@
+#pragma once
+// `pinscope probe`: the GPU's copy bandwidths measured in this process with cudaMemcpyAsync, pinned
+// (cudaHostAlloc) and pageable (malloc'd, touched) host memory, 1 to 256 MiB, each direction alone
+// and both at once. The result is written in the calibration format (calibration.h), so the simulated
+// GPU can model any GPU that was measured.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/device/calibration.h"
+#include "core/trace/span.h"
+
+namespace pinscope {
+
+inline constexpr int kProbeSizesMiB[] = {1, 16, 64, 256};
+
+struct CopyMeasurement {
+    CopyDirection direction = CopyDirection::h2d;
+    HostMemory memory = HostMemory::pinned;
+    int mib = 0;
+    double gbps = 0;  // median of the repeats, 1e9 bytes/s
+};
+
+struct CopyProbeResult {
+    std::string name;         // "NVIDIA H100 80GB HBM3, PCIe Gen5 x16"
+    std::string measured_on;  // the name, driver, CUDA, host cores and date
+    int copy_engines = 0;
+    std::vector<CopyMeasurement> copies;
+    double bidir_total_gbps = 0;  // one H2D and one D2H of 256 MiB at once, summed
+    double host_memcpy_gbps = 0;  // one host thread copying 64 MiB
+    double copy_latency_us = 0;   // fixed cost per copy, from the pinned H2D figures at 1 and 16 MiB
+
+    double gbps(CopyDirection direction, HostMemory memory, int mib) const;  // 0 when not measured
+};
+
+// Throws DeviceError when no GPU can be used (or this build has no CUDA), with the reason.
+CopyProbeResult probe_copies(int ordinal = 0);
+
+// The calibration file's JSON ("pinscope-calibration/1"); calibration_from_json reads it back.
+nlohmann::json calibration_json(const CopyProbeResult& result);
+
+// The fixed cost of a copy from two sizes' bandwidths: t(n) = latency + n / peak.
+double copy_latency_us(double small_mib, double small_gbps, double large_mib, double large_gbps);
+
+}  // namespace pinscope

@@ -1,0 +1,112 @@
+#include "core/device/cuda/compute_kernel.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace pinscope::cuda {
+namespace {
+
+constexpr int kThreads = 1024;
+constexpr int kBlocksPerSm =
+    2;  // 2 x 1024 threads: every thread slot of an SM, so no other kernel fits beside
+
+__device__ uint32_t read_bytes(const uint8_t* p, size_t n, size_t tid, size_t threads) {
+    uint32_t acc = 0;
+    // 16-byte loads over the aligned body; single bytes for the unaligned head and tail.
+    const size_t head = min(n, static_cast<size_t>((16 - reinterpret_cast<uintptr_t>(p) % 16) % 16));
+    if (tid < head) acc += p[tid];
+    const uint4* body = reinterpret_cast<const uint4*>(p + head);
+    const size_t words = (n - head) / 16;
+    for (size_t i = tid; i < words; i += threads) {
+        const uint4 v = body[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    const size_t tail = head + words * 16;
+    if (tid < n - tail) acc += p[tail + tid];
+    return acc;
+}
+
+__device__ uint32_t block_sum(uint32_t value) {
+    __shared__ uint32_t warp_sums[kThreads / 32];
+    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = value;
+    __syncthreads();
+    uint32_t total = 0;
+    if (threadIdx.x < 32) {
+        total = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0;
+        for (int offset = 16; offset > 0; offset /= 2) total += __shfl_xor_sync(0xffffffffu, total, offset);
+    }
+    return total;
+}
+
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+    batch_kernel(const uint8_t* input, size_t input_bytes, uint8_t* output, size_t output_bytes,
+                 long long spin_cycles, uint32_t batch, uint32_t* checksum) {
+    const long long start = clock64();
+    const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
+    const uint32_t acc = read_bytes(input, input_bytes, tid, threads);
+    while (clock64() - start < spin_cycles) {
+    }
+    // The sum lands in device memory, so the compiler cannot drop the reads.
+    const uint32_t total = block_sum(acc);
+    if (threadIdx.x == 0) atomicAdd(checksum, total);
+    for (size_t i = tid; i < output_bytes; i += threads) output[i] = static_cast<uint8_t>(i * 131u + batch);
+}
+
+cudaError_t launch(const BatchKernelArgs& a, long long cycles, int blocks, cudaStream_t stream) {
+    batch_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint8_t*>(a.input), a.input_bytes,
+                                                  static_cast<uint8_t*>(a.output), a.output_bytes, cycles,
+                                                  static_cast<uint32_t>(a.batch), a.checksum);
+    return cudaGetLastError();
+}
+
+// Median duration in microseconds of `repeats` launches spinning for `cycles`.
+double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t stream, int repeats) {
+    cudaEvent_t begin, end;
+    if (cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess)
+        throw std::runtime_error("cudaEventCreate failed while calibrating the compute kernel");
+    BatchKernelArgs args;
+    args.checksum = checksum;
+    std::vector<double> us;
+    cudaError_t status = cudaSuccess;
+    for (int r = 0; r < repeats && status == cudaSuccess; ++r) {
+        cudaEventRecord(begin, stream);
+        status = launch(args, cycles, blocks, stream);
+        cudaEventRecord(end, stream);
+        if (status == cudaSuccess) status = cudaEventSynchronize(end);
+        float ms = 0;
+        if (status == cudaSuccess) status = cudaEventElapsedTime(&ms, begin, end);
+        us.push_back(ms * 1000.0);
+    }
+    cudaEventDestroy(begin);
+    cudaEventDestroy(end);
+    if (status != cudaSuccess)
+        throw std::runtime_error(std::string("calibrating the compute kernel: ") +
+                                 cudaGetErrorString(status));
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+}
+
+}  // namespace
+
+KernelTiming calibrate_batch_kernel(cudaStream_t stream, int sm_count, uint32_t* checksum) {
+    KernelTiming timing;
+    timing.blocks = std::max(1, sm_count) * kBlocksPerSm;
+    constexpr long long kLong = 2'000'000;                 // about 1 ms at Hopper's clocks
+    time_spin(kLong, timing.blocks, checksum, stream, 3);  // warm up: clocks ramp, the module loads
+    const double short_us = time_spin(0, timing.blocks, checksum, stream, 9);
+    const double long_us = time_spin(kLong, timing.blocks, checksum, stream, 5);
+    timing.fixed_us = short_us;
+    timing.cycles_per_us = static_cast<double>(kLong) / std::max(1.0, long_us - short_us);
+    return timing;
+}
+
+cudaError_t launch_batch_kernel(const BatchKernelArgs& args, const KernelTiming& timing,
+                                cudaStream_t stream) {
+    const double spin_us = std::max(0.0, args.duration_us - timing.fixed_us);
+    return launch(args, static_cast<long long>(spin_us * timing.cycles_per_us), timing.blocks, stream);
+}
+
+}  // namespace pinscope::cuda

@@ -1,0 +1,185 @@
+// probe_copies(): cudaMemcpyAsync bandwidths timed with CUDA events, each the median of several copies
+// after one to warm up, on buffers allocated once at the largest size.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/device/copy_probe.h"
+#include "core/device/cuda/cuda_check.h"
+#include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/pcie_link.h"
+#include "core/device/device.h"
+
+namespace pinscope {
+namespace {
+
+using cuda::check;
+constexpr size_t MiB = 1 << 20;
+constexpr size_t kLargest = 256 * MiB;
+
+// Owners of the probe's CUDA resources.
+struct Pinned {
+    void* data = nullptr;
+    explicit Pinned(size_t bytes) {
+        check(cudaHostAlloc(&data, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+        std::memset(data, 1, bytes);
+    }
+    ~Pinned() { cuda::check_quietly(cudaFreeHost(data), "cudaFreeHost"); }
+};
+struct Pageable {
+    void* data = nullptr;
+    explicit Pageable(size_t bytes) : data(std::aligned_alloc(4096, bytes)) {
+        if (!data) throw DeviceError("cannot allocate host memory for the probe");
+        std::memset(data, 1, bytes);  // resident, as a collated batch would be
+    }
+    ~Pageable() { std::free(data); }
+};
+struct OnDevice {
+    void* data = nullptr;
+    explicit OnDevice(size_t bytes) { check(cudaMalloc(&data, bytes), "cudaMalloc"); }
+    ~OnDevice() { cuda::check_quietly(cudaFree(data), "cudaFree"); }
+};
+struct StreamOwner {
+    cudaStream_t stream = nullptr;
+    StreamOwner() {
+        check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    }
+    ~StreamOwner() { cuda::check_quietly(cudaStreamDestroy(stream), "cudaStreamDestroy"); }
+};
+struct EventOwner {
+    cudaEvent_t event = nullptr;
+    EventOwner() { check(cudaEventCreate(&event), "cudaEventCreate"); }
+    ~EventOwner() { cuda::check_quietly(cudaEventDestroy(event), "cudaEventDestroy"); }
+};
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+double elapsed_s(cudaEvent_t from, cudaEvent_t to) {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, from, to), "cudaEventElapsedTime");
+    return ms * 1e-3;
+}
+
+// Enough repeats for about 50 ms of copying at pinned speed, at least 3.
+int repeats_for(size_t bytes) {
+    return static_cast<int>(std::clamp<size_t>(2'500 * MiB / 50 / bytes, 3, 25));
+}
+
+double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+    EventOwner begin, end;
+    std::vector<double> gbps;
+    for (int r = 0; r <= repeats_for(bytes); ++r) {
+        check(cudaEventRecord(begin.event, stream), "cudaEventRecord");
+        check(cudaMemcpyAsync(dst, src, bytes, kind, stream), "cudaMemcpyAsync");
+        check(cudaEventRecord(end.event, stream), "cudaEventRecord");
+        check(cudaEventSynchronize(end.event), "cudaEventSynchronize");
+        if (r > 0)
+            gbps.push_back(static_cast<double>(bytes) / elapsed_s(begin.event, end.event) *
+                           1e-9);  // r = 0 warms up
+    }
+    return median(gbps);
+}
+
+// One H2D and one D2H at once on two streams; both directions' bytes over the time until both end.
+double time_bidirectional(Pinned& up, Pinned& down, OnDevice& to, OnDevice& from) {
+    StreamOwner a, b;
+    EventOwner begin, end_a, end_b;
+    std::vector<double> gbps;
+    for (int r = 0; r <= 3; ++r) {
+        check(cudaEventRecord(begin.event, a.stream), "cudaEventRecord");
+        check(cudaStreamWaitEvent(b.stream, begin.event, 0), "cudaStreamWaitEvent");
+        check(cudaMemcpyAsync(to.data, up.data, kLargest, cudaMemcpyHostToDevice, a.stream),
+              "cudaMemcpyAsync");
+        check(cudaMemcpyAsync(down.data, from.data, kLargest, cudaMemcpyDeviceToHost, b.stream),
+              "cudaMemcpyAsync");
+        check(cudaEventRecord(end_a.event, a.stream), "cudaEventRecord");
+        check(cudaEventRecord(end_b.event, b.stream), "cudaEventRecord");
+        check(cudaEventSynchronize(end_a.event), "cudaEventSynchronize");
+        check(cudaEventSynchronize(end_b.event), "cudaEventSynchronize");
+        const double seconds =
+            std::max(elapsed_s(begin.event, end_a.event), elapsed_s(begin.event, end_b.event));
+        if (r > 0) gbps.push_back(2.0 * kLargest / seconds * 1e-9);
+    }
+    return median(gbps);
+}
+
+double time_host_memcpy(Pageable& dst, const Pageable& src) {
+    constexpr size_t kBytes = 64 * MiB;
+    std::vector<double> gbps;
+    for (int r = 0; r <= 5; ++r) {
+        const TimeNs start = now_ns();
+        std::memcpy(dst.data, src.data, kBytes);
+        const TimeNs end = now_ns();
+        if (r > 0) gbps.push_back(static_cast<double>(kBytes) / static_cast<double>(end - start));
+    }
+    return median(gbps);
+}
+
+std::string today() {
+    const std::time_t now = std::time(nullptr);
+    char text[16] = {};
+    std::strftime(text, sizeof(text), "%Y-%m-%d", std::localtime(&now));
+    return text;
+}
+
+}  // namespace
+
+CopyProbeResult probe_copies(int ordinal) {
+    std::string why;
+    const int count = cuda_usable_device_count(&why);
+    if (count == 0) throw DeviceError("no usable CUDA GPU: " + why + ".");
+    if (ordinal < 0 || ordinal >= count)
+        throw DeviceError(fmt::format("there is no GPU {}; this machine has {}.", ordinal, count));
+    check(cudaSetDevice(ordinal), "cudaSetDevice");
+    cudaDeviceProp props{};
+    check(cudaGetDeviceProperties(&props, ordinal), "cudaGetDeviceProperties");
+    char bus_id[32] = {};
+    cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), ordinal);
+    const std::string link = cuda::pcie_link(bus_id).to_string();
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    std::string release = cuda::driver_release();
+    if (release.empty()) release = fmt::format("for CUDA {}.{}", driver / 1000, driver % 1000 / 10);
+
+    CopyProbeResult result;
+    result.name = link.empty() ? std::string(props.name) : fmt::format("{}, {}", props.name, link);
+    result.measured_on =
+        fmt::format("{}, driver {}, CUDA {}.{}, {} host cores, {}", result.name, release, runtime / 1000,
+                    runtime % 1000 / 10, std::thread::hardware_concurrency(), today());
+    result.copy_engines = props.asyncEngineCount;
+
+    Pinned pinned(kLargest), pinned_back(kLargest);
+    Pageable pageable(kLargest), pageable_back(kLargest);
+    OnDevice device(kLargest), device_back(kLargest);
+    StreamOwner stream;
+    for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
+        for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable})
+            for (int mib : kProbeSizesMiB) {
+                void* host = memory == HostMemory::pinned ? pinned.data : pageable.data;
+                const size_t bytes = static_cast<size_t>(mib) * MiB;
+                const double gbps =
+                    direction == CopyDirection::h2d
+                        ? time_copy(device.data, host, bytes, cudaMemcpyHostToDevice, stream.stream)
+                        : time_copy(host, device.data, bytes, cudaMemcpyDeviceToHost, stream.stream);
+                result.copies.push_back({direction, memory, mib, gbps});
+            }
+    result.bidir_total_gbps = time_bidirectional(pinned, pinned_back, device, device_back);
+    result.host_memcpy_gbps = time_host_memcpy(pageable_back, pageable);
+    result.copy_latency_us = copy_latency_us(1, result.gbps(CopyDirection::h2d, HostMemory::pinned, 1), 16,
+                                             result.gbps(CopyDirection::h2d, HostMemory::pinned, 16));
+    return result;
+}
+
+}  // namespace pinscope
