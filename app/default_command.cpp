@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/probe_command.h"
 #include "app/cli/run_command.h"
 
 namespace pinscope {
@@ -11,7 +12,7 @@ namespace pinscope {
 // Commands that depend on optional parts of the build. Each part registers here, on its own line.
 void add_platform_commands(CLI::App& app, std::vector<Command>& commands) {
     (void)app, (void)commands;
-    // [probe] the CUDA bandwidth probe registers here (issue 3).
+    commands.push_back(add_probe_command(app));  // [probe] the CUDA bandwidth probe (issue 3)
     // [gui] the desktop app's `gui` command registers here (issue 4).
 }
 

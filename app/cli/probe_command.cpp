@@ -1,0 +1,71 @@
+#include "app/cli/probe_command.h"
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/run_command.h"
+#include "app/cli/usage_error.h"
+#include "core/config/config_json.h"
+#include "core/device/copy_probe.h"
+#include "core/device/device_factory.h"
+
+namespace pinscope {
+namespace {
+
+void print_table(const CopyProbeResult& r) {
+    fmt::print("pinscope probe: {} ({} copy engines)\n", r.name, r.copy_engines);
+    fmt::print("  {:<14}", "GB/s");
+    for (int mib : kProbeSizesMiB) fmt::print("{:>9}", fmt::format("{} MiB", mib));
+    fmt::print("\n");
+    for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
+        for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable}) {
+            fmt::print("  {:<14}", fmt::format("{} {}", direction == CopyDirection::h2d ? "H2D" : "D2H",
+                                               host_memory_name(memory)));
+            for (int mib : kProbeSizesMiB) fmt::print("{:>9.2f}", r.gbps(direction, memory, mib));
+            fmt::print("\n");
+        }
+    fmt::print("  both directions at once (256 MiB each): {:.2f} GB/s in total\n", r.bidir_total_gbps);
+    fmt::print("  one host thread copying 64 MiB: {:.2f} GB/s\n", r.host_memcpy_gbps);
+    fmt::print("  fixed cost per copy: {:.1f} us\n", r.copy_latency_us);
+}
+
+}  // namespace
+
+Command add_probe_command(CLI::App& app) {
+    CLI::App* cmd = app.add_subcommand(
+        "probe",
+        "Measure the GPU's copy bandwidths and write them as a calibration file for the simulated GPU");
+    auto output = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("--output,-o", *output,
+                    "Write the calibration file here; load it with --device sim --calibration FILE")
+        ->option_text("FILE");
+    cmd->add_flag("--json", *json, "Print the calibration file's JSON on stdout instead of the table");
+    return {cmd, [output, json] {
+                std::string reason;
+                if (cuda_device_count(&reason) == 0)
+                    throw UsageError(fmt::format("no GPU to measure: {}.", reason));
+                if (!output->empty()) check_writable(*output, "--output");
+                const CopyProbeResult result = probe_copies();
+                const std::string text = calibration_json(result).dump(1) + "\n";
+                if (*json)
+                    std::cout << text << std::flush;
+                else
+                    print_table(result);
+                if (!output->empty()) {
+                    write_file_atomically(*output, text);
+                    if (!*json)
+                        fmt::print(
+                            "calibration written to {}; model this GPU with: pinscope run --device sim "
+                            "--calibration {}\n",
+                            *output, *output);
+                }
+                return kExitOk;
+            }};
+}
+
+}  // namespace pinscope
