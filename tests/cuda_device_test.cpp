@@ -1,0 +1,235 @@
+// The CUDA device on a real GPU: stream order, pinned and pageable copies as CUPTI sees them, batch ids
+// on every GPU span, the kernel's calibrated duration, the CUDA-event fallback, and resources that all
+// come back. Without a GPU (CI) each test says "skipped: no CUDA device" and passes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/device/cuda/cuda_device.h"
+#include "core/device/device_factory.h"
+#include "core/pipeline/data_loader.h"
+#include "core/pipeline/dataset.h"
+#include "core/pipeline/train_loop.h"
+
+using namespace pinscope;
+
+namespace {
+
+constexpr size_t MiB = 1 << 20;
+
+bool gpu_present() {
+    static const bool present = cuda_device_count() > 0;
+    return present;
+}
+
+#define SKIP_WITHOUT_GPU()                      \
+    do {                                        \
+        if (!gpu_present()) {                   \
+            MESSAGE("skipped: no CUDA device"); \
+            return;                             \
+        }                                       \
+    } while (false)
+
+struct GpuBench {
+    Trace trace;
+    std::string tracing;
+    std::unique_ptr<Device> device;
+    TraceStore store;
+
+    explicit GpuBench(bool cupti = true) {
+        CudaDeviceOptions options;
+        options.cupti = cupti;
+        device = make_cuda_device(trace, options, &tracing);
+    }
+
+    // Every GPU span recorded so far, oldest first. Call after device->synchronize().
+    std::vector<Span> gpu_spans() {
+        trace.collect(store);
+        std::vector<Span> found;
+        for (const LaneInfo& lane : store.lanes())
+            if (lane.group == LaneGroup::device)
+                for (const Span& s : store.spans(lane.id)) found.push_back(s);
+        std::sort(found.begin(), found.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+        return found;
+    }
+    const LaneInfo* lane(LaneId id) { return store.lane_info(id); }
+};
+
+KernelWork kernel_work(const DeviceBuffer& input, DeviceBuffer& output, double us, int64_t batch) {
+    KernelWork work;
+    work.input = &input;
+    work.input_bytes = input.size();
+    work.output = &output;
+    work.output_bytes = output.size();
+    work.duration_us = us;
+    work.batch = batch;
+    return work;
+}
+
+// Three batches through one stream: H2D, kernel, D2H each, from the memory kind given.
+void run_three_batches(GpuBench& bench, HostMemory memory) {
+    Device& d = *bench.device;
+    Stream stream = d.create_stream(1);
+    HostBuffer host = d.allocate_host(8 * MiB, memory);
+    HostBuffer result = d.allocate_host(4096, memory);
+    DeviceBuffer input = d.allocate_device(8 * MiB), output = d.allocate_device(4096);
+    for (int64_t batch = 10; batch < 13; ++batch) {
+        d.copy_to_device(input, 0, host, 0, 8 * MiB, stream, true, batch);
+        d.launch_kernel(kernel_work(input, output, 200, batch), stream);
+        d.copy_to_host(result, 0, output, 0, 4096, stream, true, batch);
+    }
+    d.synchronize();
+}
+
+}  // namespace
+
+TEST_CASE("on the GPU, a stream's copies and kernels run in issue order and never overlap") {
+    SKIP_WITHOUT_GPU();
+    GpuBench bench;
+    run_three_batches(bench, HostMemory::pinned);
+    const std::vector<Span> spans = bench.gpu_spans();
+    REQUIRE(spans.size() == 9);
+    const SpanKind expected[3] = {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h};
+    for (size_t i = 0; i < spans.size(); ++i) {
+        CHECK(spans[i].kind == expected[i % 3]);
+        CHECK(spans[i].batch == 10 + static_cast<int64_t>(i / 3));
+        CHECK(spans[i].end >= spans[i].start);
+        if (i > 0) CHECK(spans[i].start >= spans[i - 1].end);
+        CHECK(bench.lane(spans[i].lane)->index == 1);  // the lanes of stream index 1
+    }
+}
+
+TEST_CASE("CUPTI marks copies from pinned memory pinned and from pageable memory pageable") {
+    SKIP_WITHOUT_GPU();
+    for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable}) {
+        CAPTURE(host_memory_name(memory));
+        GpuBench bench;
+        const auto report = cuda_trace_report(*bench.device);
+        REQUIRE(report);
+        if (!report->cupti) {
+            MESSAGE("CUPTI not usable here: " << report->method);
+            continue;
+        }
+        run_three_batches(bench, memory);
+        int copies = 0;
+        for (const Span& s : bench.gpu_spans())
+            if (s.kind != SpanKind::kernel) {
+                ++copies;
+                CHECK(s.memory == memory);
+            }
+        CHECK(copies == 6);
+    }
+}
+
+TEST_CASE("every GPU span carries the batch id its copy or kernel was issued with") {
+    SKIP_WITHOUT_GPU();
+    GpuBench bench;
+    Device& d = *bench.device;
+    std::vector<Stream> streams;
+    for (int s = 0; s < 3; ++s) streams.push_back(d.create_stream(s));
+    HostBuffer host = d.allocate_host(MiB, HostMemory::pinned),
+               result = d.allocate_host(4096, HostMemory::pinned);
+    DeviceBuffer input = d.allocate_device(MiB), output = d.allocate_device(4096);
+    std::map<int64_t, int> issued;
+    for (int64_t batch = 100; batch < 160; ++batch) {
+        Stream& stream = streams[static_cast<size_t>(batch % 3)];
+        d.copy_to_device(input, 0, host, 0, MiB, stream, true, batch);
+        d.launch_kernel(kernel_work(input, output, 5, batch), stream);
+        d.copy_to_host(result, 0, output, 0, 4096, stream, true, batch);
+        issued[batch] = static_cast<int>(batch % 3);
+    }
+    d.synchronize();
+    std::map<int64_t, int> spans_of;
+    for (const Span& s : bench.gpu_spans()) {
+        REQUIRE(issued.count(s.batch) == 1);
+        CHECK(bench.lane(s.lane)->index == issued[s.batch]);
+        ++spans_of[s.batch];
+    }
+    CHECK(spans_of.size() == issued.size());
+    for (const auto& [batch, count] : spans_of) CHECK(count == 3);
+    const auto report = cuda_trace_report(d);
+    CHECK(report->dropped == 0);
+    CHECK(report->untimed == 0);
+    CHECK(report->uncorrelated == 0);
+}
+
+TEST_CASE("the compute kernel lasts about kernel_us on the GPU it runs on") {
+    SKIP_WITHOUT_GPU();
+    GpuBench bench;
+    Device& d = *bench.device;
+    Stream stream = d.create_stream(0);
+    DeviceBuffer input = d.allocate_device(MiB), output = d.allocate_device(4096);
+    for (double us : {100.0, 1000.0, 5000.0})
+        d.launch_kernel(kernel_work(input, output, us, static_cast<int64_t>(us)), stream);
+    d.synchronize();
+    int kernels = 0;
+    for (const Span& s : bench.gpu_spans()) {
+        if (s.kind != SpanKind::kernel) continue;
+        ++kernels;
+        const double ratio = static_cast<double>(s.duration()) / (static_cast<double>(s.batch) * 1e3);
+        CAPTURE(s.batch);
+        CHECK(ratio > 0.8);  // clocks can change between calibration and use; the margin is wide on purpose
+        CHECK(ratio < 1.25);
+    }
+    CHECK(kernels == 3);
+}
+
+TEST_CASE("without CUPTI, CUDA events time the GPU spans and they keep their batch ids") {
+    SKIP_WITHOUT_GPU();
+    GpuBench bench(/*cupti=*/false);
+    CHECK(bench.tracing.find("CUDA events") != std::string::npos);
+    CHECK(!cuda_trace_report(*bench.device)->cupti);
+    run_three_batches(bench, HostMemory::pinned);
+    const std::vector<Span> spans = bench.gpu_spans();
+    REQUIRE(spans.size() == 9);
+    for (size_t i = 0; i < spans.size(); ++i) {
+        CHECK(spans[i].batch == 10 + static_cast<int64_t>(i / 3));
+        if (i > 0) CHECK(spans[i].start >= spans[i - 1].start);
+    }
+}
+
+TEST_CASE("CUPTI records one device at a time; a second one says why it uses CUDA events") {
+    SKIP_WITHOUT_GPU();
+    GpuBench first;
+    if (!cuda_trace_report(*first.device)->cupti) return;
+    GpuBench second;
+    CHECK(!cuda_trace_report(*second.device)->cupti);
+    CHECK(second.tracing.find("already recording") != std::string::npos);
+}
+
+TEST_CASE("a pipeline on the GPU gives back every buffer, stream and event") {
+    SKIP_WITHOUT_GPU();
+    PipelineConfig config;
+    config.num_workers = 2;
+    config.batch_size = 8;
+    config.sample_shape.dims = {3, 32, 32};
+    config.kernel_us = 20;
+    config.streams = 2;
+    config.chunks = 2;
+    for (bool pin : {true, false}) {
+        config.pin_memory = pin;
+        GpuBench bench;
+        {
+            SyntheticImageDataset dataset(config);
+            std::shared_ptr<Recorder> recorder = bench.trace.make_recorder();
+            const LaneId lane = bench.trace.lanes().lane(LaneKind::main);
+            DataLoader loader(config, LoaderContext{*bench.device, bench.trace, dataset, *recorder, lane,
+                                                    nullptr, 0, TrainLoop::batches_in_flight(config) + 1});
+            TrainLoop train(config, *bench.device, *recorder, lane);
+            for (int i = 0; i < 40; ++i) train.submit(std::move(*loader.next()));
+            train.drain();
+            CHECK(train.completed() == 40);
+        }
+        const DeviceResources left = bench.device->resources();
+        CHECK(left.host_buffers == 0);
+        CHECK(left.pinned_bytes == 0);
+        CHECK(left.device_buffers == 0);
+        CHECK(left.streams == 0);
+        CHECK(left.events == 0);
+        // The pipeline's teardown flushed the trace: every batch's kernels (2 chunks each) are there.
+        int kernels = 0;
+        for (const Span& s : bench.gpu_spans()) kernels += s.kind == SpanKind::kernel;
+        CHECK(kernels == 80);
+    }
+}

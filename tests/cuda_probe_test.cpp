@@ -1,0 +1,93 @@
+// The probe's calibration file: what `pinscope probe` writes loads as a calibration for the simulated
+// GPU. The measuring part needs a GPU; without one it says "skipped: no CUDA device".
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device/copy_probe.h"
+#include "core/device/device_factory.h"
+#include "core/device/gpu_inventory.h"
+
+using namespace pinscope;
+
+namespace {
+
+CopyProbeResult made_up_result() {
+    CopyProbeResult r;
+    r.name = "test GPU, PCIe Gen4 x16";
+    r.measured_on = r.name + ", today";
+    r.copy_engines = 2;
+    for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
+        for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable})
+            for (int mib : kProbeSizesMiB)
+                r.copies.push_back(
+                    {direction, memory, mib, (memory == HostMemory::pinned ? 25.0 : 8.0) - 1.0 / mib});
+    r.bidir_total_gbps = 40;
+    r.host_memcpy_gbps = 9;
+    r.copy_latency_us = 4;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("the fixed cost of a copy follows from two sizes' bandwidths") {
+    // 1 MiB at 44.2 GB/s and 16 MiB at 52.83 GB/s: the H100's figures give about 3.9 us.
+    CHECK(copy_latency_us(1, 44.2, 16, 52.83) == doctest::Approx(3.9).epsilon(0.05));
+    CHECK(copy_latency_us(1, 50, 16, 50) == doctest::Approx(0).epsilon(1e-9));  // no latency: flat bandwidth
+    CHECK(copy_latency_us(16, 50, 1, 40) == 0);  // sizes in the wrong order: no answer
+}
+
+TEST_CASE("a probe's calibration file loads as a calibration with the same figures") {
+    const CopyProbeResult r = made_up_result();
+    const Calibration c = calibration_from_json(calibration_json(r), "probe");
+    CHECK(c.name == r.name);
+    CHECK(c.copy_engines == 2);
+    CHECK(c.copy_latency_us == doctest::Approx(4));
+    CHECK(c.bidir_total_gbps == doctest::Approx(40));
+    CHECK(c.host_memcpy_gbps == doctest::Approx(9));
+    CHECK(c.h2d_pinned.gbps(256.0 * (1 << 20)) ==
+          doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256)).epsilon(0.01));
+    CHECK(c.d2h_pageable.gbps(64.0 * (1 << 20)) ==
+          doctest::Approx(r.gbps(CopyDirection::d2h, HostMemory::pageable, 64)).epsilon(0.01));
+}
+
+TEST_CASE("a PCIe link prints its generation and width, and says when it runs slower now") {
+    CHECK(PcieLink{5, 16, 5, 16}.to_string() == "PCIe Gen5 x16");
+    CHECK(PcieLink{1, 16, 5, 16}.to_string().find("now Gen1 x16") != std::string::npos);
+    CHECK(PcieLink{}.to_string().empty());
+}
+
+TEST_CASE("the probe measures this GPU and its file loads into the simulated GPU") {
+    if (cuda_device_count() == 0) {
+        MESSAGE("skipped: no CUDA device");
+        CHECK_THROWS_AS(probe_copies(), DeviceError);
+        return;
+    }
+    const CopyProbeResult r = probe_copies();
+    CHECK(r.copies.size() == 16);
+    CHECK(r.copy_engines >= 1);
+    for (const CopyMeasurement& m : r.copies) CHECK(m.gbps > 0);
+    // Larger pinned copies amortise the fixed cost: 256 MiB moves faster than 1 MiB.
+    CHECK(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256) >
+          r.gbps(CopyDirection::h2d, HostMemory::pinned, 1));
+    // Both directions at once move more than one alone.
+    CHECK(r.bidir_total_gbps > r.gbps(CopyDirection::h2d, HostMemory::pinned, 256));
+    const Calibration c = calibration_from_json(calibration_json(r), "probe");
+    CHECK(c.h2d_pinned.gbps(64.0 * (1 << 20)) ==
+          doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 64)).epsilon(0.01));
+}
+
+TEST_CASE("--device auto takes the GPU when there is one and says which it took and why") {
+    PipelineConfig config;
+    config.device = DeviceChoice::auto_detect;
+    Trace trace;
+    const DeviceSelection selection = make_device(config, trace);
+    if (cuda_device_count() == 0) {
+        MESSAGE("no CUDA device: checking the simulated GPU is chosen");
+        CHECK(selection.device->info().kind == "sim");
+        CHECK(selection.why.find("no CUDA GPU") != std::string::npos);
+    } else {
+        CHECK(selection.device->info().kind == "cuda");
+        CHECK(selection.why.find("GPU spans from") != std::string::npos);
+    }
+}
