@@ -80,8 +80,8 @@ class DataLoader {
     std::atomic<bool> stop_{false};
 
     // Pools first: they outlive every lease held by the queues and threads below.
-    std::unique_ptr<HostBufferPool> collate_pool_;  // where batches are built (pinned with pin_mode=direct)
-    std::unique_ptr<HostBufferPool> pinned_pool_;   // the pin stage's destination (pin_mode=thread)
+    std::shared_ptr<HostBufferPool> collate_pool_;  // where batches are built (pinned with pin_mode=direct)
+    std::shared_ptr<HostBufferPool> pinned_pool_;   // the pin stage's destination (pin_mode=thread)
 
     std::vector<std::unique_ptr<BlockingQueue<IndexBatch>>> index_queues_;
     BlockingQueue<LoadedBatch> worker_results_;  // workers -> pin thread (or straight to the train loop)

@@ -7,14 +7,16 @@ namespace pinscope {
 BufferLease& BufferLease::operator=(BufferLease&& other) noexcept {
     if (this != &other) {
         release();
-        pool_ = std::exchange(other.pool_, nullptr);
+        pool_ = std::move(other.pool_);
         buffer_ = std::move(other.buffer_);
     }
     return *this;
 }
 
 void BufferLease::release() {
-    if (pool_) std::exchange(pool_, nullptr)->give_back(std::move(buffer_));
+    if (!pool_) return;
+    std::shared_ptr<HostBufferPool> pool = std::move(pool_);  // may be the last owner: give back first
+    pool->give_back(std::move(buffer_));
 }
 
 HostBufferPool::HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity,
@@ -27,9 +29,7 @@ HostBufferPool::HostBufferPool(Device& device, HostMemory memory, size_t buffer_
     assert(capacity > 0);
 }
 
-HostBufferPool::~HostBufferPool() {
-    assert(leased_ == 0 && "a lease outlived its pool");
-}
+HostBufferPool::~HostBufferPool() { assert(leased_ == 0); }  // every lease holds its pool alive
 
 BufferLease HostBufferPool::acquire() {
     std::unique_lock lock(mutex_);
@@ -56,7 +56,7 @@ BufferLease HostBufferPool::acquire() {
     lock.unlock();
     if (pinned_gauge_ && memory_ == HostMemory::pinned)
         pinned_gauge_->add(static_cast<double>(buffer_bytes_));
-    return BufferLease(this, std::move(buffer));
+    return BufferLease(shared_from_this(), std::move(buffer));
 }
 
 void HostBufferPool::give_back(HostBuffer buffer) {

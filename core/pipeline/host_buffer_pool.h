@@ -2,6 +2,8 @@
 // A bounded pool of equal-sized host buffers, pinned or pageable, allocated on first need and reused
 // (as PyTorch's caching host allocator reuses pinned blocks). acquire() blocks while all are leased,
 // which is what bounds the pipeline's memory; close() wakes every waiter for shutdown.
+// A lease keeps its pool alive, so a batch may outlive the loader that built it; the device (and the
+// gauge) must outlive both.
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -19,8 +21,7 @@ class HostBufferPool;
 class BufferLease {
   public:
     BufferLease() = default;
-    BufferLease(BufferLease&& other) noexcept
-        : pool_(std::exchange(other.pool_, nullptr)), buffer_(std::move(other.buffer_)) {}
+    BufferLease(BufferLease&& other) noexcept : pool_(std::move(other.pool_)), buffer_(std::move(other.buffer_)) {}
     BufferLease& operator=(BufferLease&& other) noexcept;
     BufferLease(const BufferLease&) = delete;
     BufferLease& operator=(const BufferLease&) = delete;
@@ -35,16 +36,20 @@ class BufferLease {
 
   private:
     friend class HostBufferPool;
-    BufferLease(HostBufferPool* pool, HostBuffer buffer) : pool_(pool), buffer_(std::move(buffer)) {}
-    HostBufferPool* pool_ = nullptr;
+    BufferLease(std::shared_ptr<HostBufferPool> pool, HostBuffer buffer)
+        : pool_(std::move(pool)), buffer_(std::move(buffer)) {}
+    std::shared_ptr<HostBufferPool> pool_;
     HostBuffer buffer_;
 };
 
-class HostBufferPool {
+class HostBufferPool : public std::enable_shared_from_this<HostBufferPool> {
   public:
     // `pinned_gauge` (optional) follows the pinned bytes on loan, for the "pinned bytes in use" counter.
-    HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity,
-                   Gauge* pinned_gauge = nullptr);
+    static std::shared_ptr<HostBufferPool> create(Device& device, HostMemory memory, size_t buffer_bytes,
+                                                  size_t capacity, Gauge* pinned_gauge = nullptr) {
+        return std::shared_ptr<HostBufferPool>(
+            new HostBufferPool(device, memory, buffer_bytes, capacity, pinned_gauge));
+    }
     ~HostBufferPool();
     HostBufferPool(const HostBufferPool&) = delete;
     HostBufferPool& operator=(const HostBufferPool&) = delete;
@@ -61,6 +66,7 @@ class HostBufferPool {
 
   private:
     friend class BufferLease;
+    HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity, Gauge* pinned_gauge);
     void give_back(HostBuffer buffer);
 
     Device& device_;
