@@ -112,16 +112,16 @@ TEST_CASE("overlap is 0 when no kernel ran") {
     CHECK(m.gpu_busy == 0);
 }
 
-TEST_CASE("stall is train-loop waiting while no kernel runs, over the window") {
+TEST_CASE("stall is train-loop waiting (or loading inline) while no kernel runs, over the window") {
     Lanes lanes;
     TraceStore store = lanes.store();
     store.add(span(lanes.main, SpanKind::wait, 0, 100));
     store.add(span(lanes.kernel0, SpanKind::kernel, 50, 80));  // the GPU is fed for 30 ns of the wait
     store.add(span(lanes.worker, SpanKind::wait, 100, 200));   // a worker waiting is not the train loop
-    store.add(span(lanes.main, SpanKind::fetch, 150, 200));
+    store.add(span(lanes.main, SpanKind::fetch, 150, 200));    // num_workers=0: loading inline stalls too
     const Metrics m = compute_metrics(store, 1);
     CHECK(m.end - m.start == 200);
-    CHECK(m.stall == doctest::Approx(70.0 / 200));
+    CHECK(m.stall == doctest::Approx((70.0 + 50.0) / 200));
 }
 
 TEST_CASE("sustained GB/s is bytes of copies ending in the window over its seconds; copy GB/s over their busy time") {

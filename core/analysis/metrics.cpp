@@ -174,8 +174,11 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     const IntervalList copies = covered_time(store, window, [](const LaneInfo&, const Span& s) {
         return s.kind == SpanKind::h2d || s.kind == SpanKind::d2h;
     });
+    // With num_workers=0 the train loop loads inline (fetch and pin spans on its own lane): that is
+    // waiting for data too, as PyTorch's profilers count time in next(), so it stalls the GPU the same way.
     const IntervalList waits = covered_time(store, window, [](const LaneInfo& lane, const Span& s) {
-        return lane.kind == LaneKind::main && s.kind == SpanKind::wait;
+        return lane.kind == LaneKind::main &&
+               (s.kind == SpanKind::wait || s.kind == SpanKind::fetch || s.kind == SpanKind::pin);
     });
     const TimeNs kernel_time = total_length(kernels);
     m.gpu_busy = fraction(kernel_time, window.length());

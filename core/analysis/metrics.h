@@ -45,7 +45,8 @@ struct Metrics {
 
     double gpu_busy = 0;  // |union of kernel spans| / window
     double overlap = 0;   // |union(h2d, d2h) ∩ union(kernel)| / |union(kernel)|; 0 without kernel time
-    double stall = 0;     // |union(wait spans on main lanes) − union(kernel)| / window
+    double stall = 0;     // |union(wait, fetch, pin spans on main lanes) − union(kernel)| / window:
+                          // waiting for a batch, or loading it inline (num_workers=0), while no kernel runs
 
     // Highest level in the window, counting the level in force when the window starts.
     double outstanding_max = 0, reorder_max = 0, pinned_bytes_max = 0;
