@@ -39,6 +39,9 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
                               host_memory_name(m.memory), m.mib)] = round2(m.gbps);
     bandwidth["bidir_total_GBps"] = round2(r.bidir_total_gbps);
     bandwidth["host_memcpy_64MB_GBps"] = round2(r.host_memcpy_gbps);
+    auto round4 = [](double x) { return std::round(x * 1e4) / 1e4; };
+    if (r.pin_host_alloc_256MB_s > 0) bandwidth["pin_host_alloc_256MB_s"] = round4(r.pin_host_alloc_256MB_s);
+    if (r.pin_huge_pages_256MB_s > 0) bandwidth["pin_huge_pages_256MB_s"] = round4(r.pin_huge_pages_256MB_s);
     nlohmann::json j;
     j["format"] = "pinscope-calibration/1";
     j["name"] = r.name;
@@ -51,7 +54,8 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "pinned copies: cudaMemcpyAsync from cudaHostAlloc memory; pageable: from ordinary malloc'd memory",
         "bidir_total: one H2D and one D2H of 256 MiB each on two streams at once, both directions summed",
         "host_memcpy: one thread copying 64 MiB",
-        "copy_latency_us: fixed cost of one copy, from the 1 MiB and 16 MiB pinned H2D figures"};
+        "copy_latency_us: fixed cost of one copy, from the 1 MiB and 16 MiB pinned H2D figures",
+        "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister"};
     return j;
 }
 

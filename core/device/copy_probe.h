@@ -30,6 +30,10 @@ struct CopyProbeResult {
     double bidir_total_gbps = 0;  // one H2D and one D2H of 256 MiB at once, summed
     double host_memcpy_gbps = 0;  // one host thread copying 64 MiB
     double copy_latency_us = 0;   // fixed cost per copy, from the pinned H2D figures at 1 and 16 MiB
+    // Pinning 256 MiB, in seconds: the driver's cudaHostAlloc, and huge pages + cudaHostRegister (what
+    // the CUDA device uses where it works), with the H2D rate from the latter to show it is as fast.
+    double pin_host_alloc_256MB_s = 0, pin_huge_pages_256MB_s = 0;
+    double h2d_huge_pages_256MB_gbps = 0;
 
     double gbps(CopyDirection direction, HostMemory memory, int mib) const;  // 0 when not measured
 };

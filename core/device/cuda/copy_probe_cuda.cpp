@@ -16,6 +16,7 @@
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/cuda/pcie_link.h"
+#include "core/device/cuda/pinned_memory.h"
 #include "core/device/device.h"
 
 namespace pinscope {
@@ -126,6 +127,26 @@ double time_host_memcpy(Pageable& dst, const Pageable& src) {
     return median(gbps);
 }
 
+// Seconds to pin 256 MiB (the median of three fresh allocations), and the buffer of the last one.
+double time_pinning(cuda::PinMethod method) {
+    std::vector<double> seconds;
+    for (int r = 0; r < 3; ++r) {
+        const TimeNs start = now_ns();
+        void* data = cuda::pin_allocate(kLargest, method);
+        seconds.push_back(ns_to_s(now_ns() - start));
+        cuda::pin_free(data, kLargest, method);
+    }
+    return median(seconds);
+}
+
+double time_huge_page_copy(void* device, cudaStream_t stream) {
+    void* host = cuda::pin_allocate(kLargest, cuda::PinMethod::huge_pages);
+    std::memset(host, 1, kLargest);
+    const double gbps = time_copy(device, host, kLargest, cudaMemcpyHostToDevice, stream);
+    cuda::pin_free(host, kLargest, cuda::PinMethod::huge_pages);
+    return gbps;
+}
+
 std::string today() {
     const std::time_t now = std::time(nullptr);
     char text[16] = {};
@@ -177,6 +198,13 @@ CopyProbeResult probe_copies(int ordinal) {
             }
     result.bidir_total_gbps = time_bidirectional(pinned, pinned_back, device, device_back);
     result.host_memcpy_gbps = time_host_memcpy(pageable_back, pageable);
+    result.pin_host_alloc_256MB_s = time_pinning(cuda::PinMethod::host_alloc);
+    try {
+        result.pin_huge_pages_256MB_s = time_pinning(cuda::PinMethod::huge_pages);
+        result.h2d_huge_pages_256MB_gbps = time_huge_page_copy(device.data, stream.stream);
+    } catch (const DeviceError&) {
+        // No registration here: the CUDA device pins with cudaHostAlloc, and the file says nothing else.
+    }
     result.copy_latency_us = copy_latency_us(1, result.gbps(CopyDirection::h2d, HostMemory::pinned, 1), 16,
                                              result.gbps(CopyDirection::h2d, HostMemory::pinned, 16));
     return result;
