@@ -1,0 +1,169 @@
+#include "app/gui/desktop_app.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/gui/keys.h"
+#include "app/gui/metrics_window.h"
+#include "app/gui/model/units.h"
+#include "app/gui/screenshot.h"
+#include "app/gui/status_bar.h"
+
+namespace pinscope::gui {
+namespace {
+
+constexpr TimeNs kFramePeriod = kNsPerS / 60;  // 60 fps at most: a live pipeline needs real time to show
+constexpr int kWarmUpFrames = 3;               // the first frames build fonts and caches: not counted
+constexpr float kFontStep = 0.125f;
+
+}  // namespace
+
+DesktopApp::DesktopApp(AppState& state, AppWindow& window, const GuiOptions& options)
+    : state_(state), window_(window), options_(options), wanted_(options.ui) {}
+
+int DesktopApp::run() {
+    const bool bounded = options_.frames > 0;
+    TimeNs next_frame = now_ns();
+    for (int frame = 1; !quit_ && !window_.should_close() && (!bounded || frame <= options_.frames);
+         ++frame) {
+        window_.poll_events();
+        if (style_.apply(wanted_) && frame > 1) window_.reload_font_texture();
+        if (frame == 1 && style_.font_fell_back())
+            fmt::print(stderr, "pinscope: font: {}\n", style_.font_note());
+
+        const TimeNs wall_start = now_ns(), cpu_start = thread_cpu_ns();
+        build_frame();  // ends with ImGui::Render()
+        if (frame > kWarmUpFrames) {
+            cpu_stats_.add(thread_cpu_ns() - cpu_start);
+            wall_stats_.add(now_ns() - wall_start);
+        }
+
+        window_.draw(palette(style_.theme()).background);
+        if (bounded && frame == options_.frames && !options_.screenshot.empty()) {
+            save_png(options_.screenshot, window_.read_back_buffer());
+            fmt::print(stderr, "screenshot: {}\n", options_.screenshot.string());
+        }
+        window_.present();
+        next_frame += kFramePeriod;
+        const TimeNs now = now_ns();
+        if (next_frame > now)
+            std::this_thread::sleep_for(std::chrono::nanoseconds(next_frame - now));
+        else
+            next_frame = now;  // late: do not try to catch up
+    }
+    if (options_.frame_stats) report_frame_stats();
+    return 0;
+}
+
+void DesktopApp::report_frame_stats() const {
+    auto ms = [](TimeNs ns) { return static_cast<double>(ns) / 1e6; };
+    fmt::print(
+        "frame build time over {} frames (after {} warm-up): p50 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms "
+        "of CPU time; wall time p50 {:.2f} ms, p99 {:.2f} ms; {} spans in the trace, {} boxes drawn in the "
+        "last frame\n",
+        cpu_stats_.count(), kWarmUpFrames, ms(cpu_stats_.percentile(50)), ms(cpu_stats_.percentile(99)),
+        ms(cpu_stats_.max()), ms(wall_stats_.percentile(50)), ms(wall_stats_.percentile(99)),
+        format_count(static_cast<double>(state_.store().span_count())),
+        format_count(static_cast<double>(timeline_.drawn_items())));
+}
+
+void DesktopApp::shortcuts() {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.KeyCtrl) {
+        if (ImGui::IsKeyPressed(keys::kEqual) || ImGui::IsKeyPressed(keys::kPadAdd))
+            wanted_.font_scale += kFontStep;
+        if (ImGui::IsKeyPressed(keys::kMinus) || ImGui::IsKeyPressed(keys::kPadSubtract))
+            wanted_.font_scale -= kFontStep;
+        if (ImGui::IsKeyPressed(keys::kZero, false)) wanted_.font_scale = 1.f;
+        if (ImGui::IsKeyPressed(keys::kR, false)) record_.open();
+        wanted_.font_scale = std::clamp(wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale);
+    }
+    timeline_.shortcuts(state_);
+}
+
+void DesktopApp::menu_bar() {
+    if (!ImGui::BeginMainMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        if (ImGui::MenuItem("Record...", "Ctrl+R")) record_.open();
+        if (ImGui::MenuItem("Quit")) quit_ = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        if (ImGui::MenuItem("Larger text", "Ctrl +")) wanted_.font_scale += kFontStep;
+        if (ImGui::MenuItem("Smaller text", "Ctrl -")) wanted_.font_scale -= kFontStep;
+        if (ImGui::MenuItem("Reset text size", "Ctrl 0")) wanted_.font_scale = 1.f;
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10.f);
+        ImGui::SliderFloat("text size", &wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale,
+                           "%.2fx");
+        ImGui::MenuItem("High contrast", nullptr, &wanted_.high_contrast);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Follow live", "Space", timeline_.viewport().following()))
+            timeline_.viewport().toggle_following();
+        if (ImGui::MenuItem("Fit all", "F")) timeline_.fit(state_.store());
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Help")) {
+        ImGui::MenuItem("Shortcuts", nullptr, &show_help_);
+        ImGui::EndMenu();
+    }
+    ImGui::EndMainMenuBar();
+}
+
+void DesktopApp::build_frame() {
+    window_.new_frame(options_.mouse ? std::optional<ImVec2>(ImVec2(options_.mouse->x, options_.mouse->y))
+                                     : std::nullopt);
+    state_.tick(now_ns(), timeline_.viewport().range().start);
+    if (options_.select_last > 0) {  // for screenshots of a selection
+        const TimeNs end = timeline_.viewport().range().end;
+        timeline_.viewport().select(end - static_cast<TimeNs>(options_.select_last * 1e9), end);
+    }
+    shortcuts();
+    menu_bar();
+
+    const ImGuiIO& io = ImGui::GetIO();
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const Theme theme = style_.theme();
+    const float font = ImGui::GetFontSize();
+    const float top = ImGui::GetFrameHeight();
+    const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate};
+    const float status_height =
+        static_cast<float>(status_bar_lines(state_, extras)) * ImGui::GetTextLineHeightWithSpacing() +
+        style.WindowPadding.y * 2.f;
+    const float controls_width = std::clamp(font * 25.f, 280.f, io.DisplaySize.x * 0.4f);
+    const float metrics_height = std::round(font * 7.5f);
+    const float body_height = io.DisplaySize.y - top - status_height;
+    const float right = io.DisplaySize.x - controls_width;
+
+    controls_.draw(state_, theme, ImVec2(0, top), ImVec2(controls_width, body_height));
+    draw_metrics_window(state_, theme, ImVec2(controls_width, top), ImVec2(right, metrics_height));
+    timeline_.draw(state_, theme, ImVec2(controls_width, top + metrics_height),
+                   ImVec2(right, body_height - metrics_height));
+    draw_status_bar(state_, extras, theme, ImVec2(0, top + body_height),
+                    ImVec2(io.DisplaySize.x, status_height));
+    record_.draw(state_, theme);
+    if (show_help_) {
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.3f), ImGuiCond_Appearing,
+                                ImVec2(0.5f, 0));
+        if (ImGui::Begin("Shortcuts", &show_help_,
+                         ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+            ImGui::TextUnformatted(
+                "Space          follow live / pause\n"
+                "F              fit the whole trace\n"
+                "Wheel          zoom about the cursor (Shift+wheel scrolls the lanes)\n"
+                "Drag           pan\n"
+                "Right-drag     select a range (or Shift+drag)\n"
+                "Z              zoom to the selection\n"
+                "Esc            clear the selection\n"
+                "Ctrl + / -     larger / smaller text (Ctrl 0 resets)\n"
+                "Ctrl R         record a trace\n"
+                "Ctrl+click     type a slider's value");
+        }
+        ImGui::End();
+    }
+    ImGui::Render();
+}
+
+}  // namespace pinscope::gui

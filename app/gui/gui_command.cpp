@@ -1,0 +1,145 @@
+#include "app/gui/gui_command.h"
+
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "app/cli/config_options.h"
+#include "app/cli/run_command.h"
+#include "app/cli/usage_error.h"
+#include "app/gui/app_window.h"
+#include "app/gui/desktop_app.h"
+#include "app/gui/model/synthetic_trace.h"
+#include "core/device/calibration.h"
+
+namespace pinscope::gui {
+namespace {
+
+constexpr const char* kDemoLine = "running the headless demo (pinscope run with its defaults).";
+
+void parse_size(const std::string& text, GuiOptions& options) {
+    int w = 0, h = 0;
+    char x = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') || w < 320 ||
+        h < 240 || w > 7680 || h > 4320)
+        throw UsageError(fmt::format(
+            "--size {}: expected WIDTHxHEIGHT between 320x240 and 7680x4320, e.g. --size 1600x900.", text));
+    options.width = w;
+    options.height = h;
+}
+
+std::unique_ptr<AppState> make_state(const PipelineConfig& config, const GuiOptions& options) {
+    if (options.synthetic_spans > 0) {
+        SyntheticTraceShape shape;
+        shape.spans = options.synthetic_spans;
+        return std::make_unique<AppState>(make_synthetic_trace(shape));
+    }
+    try {
+        return std::make_unique<AppState>(config);
+    } catch (const DeviceError& e) {
+        throw UsageError(e.what());
+    } catch (const CalibrationError& e) {
+        throw UsageError(fmt::format("--calibration: {}", e.what()));
+    }
+}
+
+}  // namespace
+
+std::string missing_display() {
+    auto set = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value && *value;
+    };
+    if (set("DISPLAY") || set("WAYLAND_DISPLAY")) return {};
+    return "no display (DISPLAY and WAYLAND_DISPLAY are unset)";
+}
+
+int run_gui(const PipelineConfig& config, const GuiOptions& options) {
+    WindowOptions window_options;
+    window_options.width = options.width;
+    window_options.height = options.height;
+    window_options.resizable = options.frames == 0;
+    window_options.title = options.synthetic_spans ? "pinscope (synthetic trace)" : "pinscope";
+    AppWindow window(window_options);  // before the pipeline: no window, no threads started for nothing
+    std::unique_ptr<AppState> state = make_state(config, options);
+    DesktopApp app(*state, window, options);
+    return app.run();
+}
+
+int run_default_app() {
+    if (std::string why = missing_display(); !why.empty()) {
+        fmt::print(stderr, "pinscope: {}; {}\n", why, kDemoLine);
+        return run_headless(PipelineConfig{}, HeadlessOutput{});
+    }
+    try {
+        return run_gui(PipelineConfig{}, GuiOptions{});
+    } catch (const WindowError& e) {
+        fmt::print(stderr, "pinscope: {}; {}\n", e.what(), kDemoLine);
+        return run_headless(PipelineConfig{}, HeadlessOutput{});
+    }
+}
+
+Command add_gui_command(CLI::App& app) {
+    CLI::App* cmd =
+        app.add_subcommand("gui", "Open the desktop app: a live pipeline, its timeline and its controls");
+    auto config_options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
+    auto options = std::make_shared<GuiOptions>();
+    auto size = std::make_shared<std::string>("1600x900");
+    auto* group = "Window";
+    cmd->add_option("--frames", options->frames,
+                    "Render this many frames, then exit (0: until the window is closed)")
+        ->check(CLI::NonNegativeNumber)
+        ->group(group);
+    cmd->add_option("--screenshot", options->screenshot, "After the last frame, save the window as a PNG")
+        ->option_text("FILE")
+        ->group(group);
+    cmd->add_option("--size", *size, "Window size")
+        ->option_text("WxH")
+        ->default_str("1600x900")
+        ->group(group);
+    cmd->add_flag(
+           "--frame-stats", options->frame_stats,
+           "Print the frame build time (p50/p99) at exit: CPU time to build a frame, timeline included")
+        ->group(group);
+    cmd->add_option("--synthetic-spans", options->synthetic_spans,
+                    "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
+        ->group(group);
+    cmd->add_option("--font-scale", options->ui.font_scale, "Text size (Ctrl +/- in the app)")
+        ->check(CLI::Range(UiSettings::kMinScale, UiSettings::kMaxScale))
+        ->default_str("1")
+        ->group(group);
+    cmd->add_flag("--high-contrast", options->ui.high_contrast, "High-contrast theme, for projectors")
+        ->group(group);
+    cmd->add_option("--font", options->ui.font_file,
+                    "TrueType font (falls back to ImGui's built-in font when missing)")
+        ->option_text("FILE")
+        ->default_str(kDefaultFontFile)
+        ->group(group);
+    auto mouse = std::make_shared<std::string>();
+    cmd->add_option("--mouse", *mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
+    cmd->add_option("--select-last", options->select_last,
+                    "Select the last SECONDS of the view (screenshots)")
+        ->group("");
+    return {cmd, [config_options, options, size, mouse] {
+                parse_size(*size, *options);
+                if (!mouse->empty()) {
+                    GuiOptions::Point p;
+                    if (std::sscanf(mouse->c_str(), "%f,%f", &p.x, &p.y) != 2)
+                        throw UsageError(
+                            fmt::format("--mouse {}: expected X,Y in pixels, e.g. --mouse 800,300.", *mouse));
+                    options->mouse = p;
+                }
+                if (!options->screenshot.empty()) {
+                    check_writable(options->screenshot, "--screenshot");
+                    if (options->frames == 0) options->frames = 120;  // a screenshot needs a last frame
+                }
+                const PipelineConfig config = config_options->resolve();
+                if (std::string why = missing_display(); !why.empty())
+                    throw std::runtime_error(
+                        why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");
+                return run_gui(config, *options);
+            }};
+}
+
+}  // namespace pinscope::gui

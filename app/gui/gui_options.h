@@ -1,0 +1,28 @@
+#pragma once
+// How `pinscope gui` runs: interactively until the window closes, or headless for a fixed number of
+// frames (--frames) with a screenshot and frame-time statistics at the end.
+#include <cstddef>
+#include <filesystem>
+
+#include <optional>
+
+#include "app/gui/model/ui_settings.h"
+
+namespace pinscope::gui {
+
+struct GuiOptions {
+    int frames = 0;  // 0: until the window is closed
+    std::filesystem::path screenshot;
+    int width = 1600, height = 900;
+    bool frame_stats = false;
+    size_t synthetic_spans = 0;  // > 0: view a synthetic trace of this many spans instead of a pipeline
+    UiSettings ui;
+    // For screenshots that show a hover or a selection (hidden options):
+    struct Point {
+        float x = 0, y = 0;
+    };
+    std::optional<Point> mouse;  // the pointer, fixed at this position
+    double select_last = 0;      // select the last this many seconds of the view
+};
+
+}  // namespace pinscope::gui

@@ -1,0 +1,60 @@
+#include "app/gui/model/config_editor.h"
+
+#include "app/gui/model/live_session.h"
+#include "app/gui/model/presets.h"
+
+namespace pinscope::gui {
+
+PipelineConfig ConfigEditor::defaults() {
+    return LiveSession::unbounded(PipelineConfig{});
+}
+
+ConfigEditor::ConfigEditor(PipelineConfig applied, unsigned host_cores)
+    : applied_(LiveSession::unbounded(std::move(applied))), draft_(applied_), host_cores_(host_cores) {
+    revalidate();
+}
+
+void ConfigEditor::revalidate() {
+    validation_ = validate(draft_, host_cores_);
+}
+
+void ConfigEditor::edit(const std::function<void(PipelineConfig&)>& change) {
+    change(draft_);
+    draft_ = LiveSession::unbounded(std::move(draft_));
+    revalidate();
+}
+
+void ConfigEditor::load_preset(const Preset& preset) {
+    edit([&](PipelineConfig& c) { c = apply_preset(preset, c); });
+}
+
+void ConfigEditor::reset_to_defaults() {
+    edit([](PipelineConfig& c) {
+        PipelineConfig fresh = defaults();
+        // The machine is not part of "the defaults": keep the device the user picked.
+        fresh.device = c.device;
+        fresh.calibration = c.calibration;
+        c = fresh;
+    });
+}
+
+const ConfigIssue* ConfigEditor::error_for(std::string_view option) const {
+    for (const ConfigIssue& issue : validation_.errors)
+        if (issue.option == option) return &issue;
+    return nullptr;
+}
+
+const ConfigIssue* ConfigEditor::warning_for(std::string_view option) const {
+    for (const ConfigIssue& issue : validation_.warnings)
+        if (issue.option == option) return &issue;
+    return nullptr;
+}
+
+std::optional<PipelineConfig> ConfigEditor::take_change() {
+    if (!has_pending_change()) return std::nullopt;
+    applied_ = draft_;
+    ++changes_taken_;
+    return applied_;
+}
+
+}  // namespace pinscope::gui

@@ -1,0 +1,46 @@
+#pragma once
+// The live metrics: every `every` of trace time, the metrics of the last `window` are computed on a
+// copy of just that window and appended to a bounded history, which the metrics panel plots.
+#include <deque>
+
+#include "core/analysis/metrics.h"
+
+namespace pinscope::gui {
+
+struct MetricsSample {
+    TimeNs time = 0;  // end of the window, on the trace clock
+    double samples_per_s = 0;
+    double h2d_gbps = 0;
+    double gpu_busy = 0, overlap = 0, stall = 0;
+    double outstanding = 0, reorder_depth = 0, pinned_bytes = 0;  // levels in force at `time`
+};
+
+struct MetricsHistoryOptions {
+    TimeNs every = 250 * kNsPerMs;
+    TimeNs window = kNsPerS;
+    // Spans are recorded when they end, so the newest few milliseconds are still incomplete: the
+    // window ends this far before the newest data.
+    TimeNs settle = 30 * kNsPerMs;
+    size_t capacity = 240;  // one minute at the default rate
+};
+
+class MetricsHistory {
+  public:
+    explicit MetricsHistory(MetricsHistoryOptions options = {}) : options_(options) {}
+
+    // Appends a sample when `every` has passed since the last one (by the store's clock). True if it did.
+    bool update(const TraceStore& store, int batch_size);
+    void clear();
+
+    const std::deque<MetricsSample>& samples() const { return samples_; }
+    const Metrics& latest() const { return latest_; }  // full metrics of the newest window
+    const MetricsHistoryOptions& options() const { return options_; }
+
+  private:
+    MetricsHistoryOptions options_;
+    std::deque<MetricsSample> samples_;
+    Metrics latest_;
+    TimeNs last_end_ = 0;
+};
+
+}  // namespace pinscope::gui

@@ -1,0 +1,69 @@
+#pragma once
+// Record: capture the last N seconds, or the next N seconds, of the live trace to a Chrome Trace
+// file (Perfetto, chrome://tracing). The window is copied out of the store on the GUI thread (cheap:
+// only the window) and written on a background thread, so the timeline keeps moving while a large
+// capture is written. The write is atomic (save_chrome_trace): a failure leaves no half file.
+#include <filesystem>
+#include <future>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/intervals.h"
+#include "core/trace/trace_store.h"
+
+namespace pinscope::gui {
+
+enum class RecordMode { last, next };
+
+struct RecordRequest {
+    RecordMode mode = RecordMode::last;
+    double seconds = 5;
+    std::filesystem::path file;
+};
+
+// What goes into the file besides the spans.
+struct RecordContext {
+    std::string device_name;
+    nlohmann::json config = nullptr;
+    int batch_size = 1;
+};
+
+enum class RecordPhase { capturing, writing, done, failed };
+
+class Recording {
+  public:
+    static constexpr double kMaxSeconds = 120;
+    // Spans end after they start: a "next N seconds" capture waits this long past its end.
+    static constexpr TimeNs kSettle = 100 * kNsPerMs;
+
+    // `now` is the trace clock now; `latest` the newest span end in the store (where "last N" ends).
+    // Throws std::invalid_argument for a bad request (no file, seconds out of range).
+    Recording(RecordRequest request, RecordContext context, TimeNs now, TimeNs latest);
+    ~Recording();  // waits for a write in progress
+    Recording(const Recording&) = delete;
+    Recording& operator=(const Recording&) = delete;
+
+    // Once per frame: starts the write when the window is complete, and notices when it ends.
+    void update(const TraceStore& store, TimeNs now);
+
+    RecordPhase phase() const { return phase_; }
+    bool finished() const { return phase_ == RecordPhase::done || phase_ == RecordPhase::failed; }
+    // Of the capture, in [0, 1]: how much of the window has passed (1 while writing and after).
+    double progress(TimeNs now) const;
+    // "wrote 12,345 spans to trace.json", or what went wrong and how to fix it.
+    const std::string& message() const { return message_; }
+    const RecordRequest& request() const { return request_; }
+    Interval window() const { return window_; }
+
+  private:
+    RecordRequest request_;
+    RecordContext context_;
+    Interval window_;
+    RecordPhase phase_ = RecordPhase::capturing;
+    std::string message_;
+    std::future<std::string> writer_;  // the error message, empty on success
+    size_t spans_written_ = 0;
+};
+
+}  // namespace pinscope::gui

@@ -1,0 +1,44 @@
+#pragma once
+// Per frame and per lane, what the timeline draws (Tracy's approach): cull the lane to the visible
+// range by binary search, then fold every run of spans narrower than a few pixels into one box that
+// carries a count. Each box costs one binary search, so the work grows with the pixels of the lane,
+// not with the number of spans in view (a million spans fold into a few hundred boxes).
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "app/gui/model/timeline_viewport.h"
+#include "core/trace/span.h"
+
+namespace pinscope::gui {
+
+struct LaneDrawItem {
+    double x0 = 0, x1 = 0;  // pixels from the lane's left edge; not clamped (see PixelMapping::clamp_x)
+    size_t first = 0;       // index of the first span in the lane
+    size_t count = 1;       // > 1: a fold of spans too narrow to draw one by one
+    SpanKind kind = SpanKind::fetch;       // of the first span
+    HostMemory memory = HostMemory::none;  // of the first span
+
+    bool folded() const { return count > 1; }
+};
+
+// Spans this close to the previous one's end join its fold; also the narrowest drawn span.
+constexpr double kFoldPx = 3;
+// A fold stops growing at about this width and the next one starts: a lane that is one long run of
+// tiny spans still shows where its kind or its memory (pinned, pageable) changes, and every fold is
+// wide enough to carry its count.
+constexpr double kMaxFoldPx = 48;
+
+// Replaces `out` with the items of `lane` (sorted by start) that the mapping's range shows, in
+// order. A span is drawn on its own when it is at least `min_px` wide; runs of narrower spans whose
+// gaps are under `min_px` become one folded item from the first start to the latest end, at most
+// about `max_px` wide.
+void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
+               double min_px = kFoldPx, double max_px = kMaxFoldPx);
+
+// Index of the first span of `lane` that may be visible at `start`: the first span starting at or
+// after it, moved back over the spans just before it that still run into it. Looks back a bounded
+// number of spans, which is enough for lanes whose spans barely overlap (every lane pinscope records).
+size_t first_visible(std::span<const Span> lane, TimeNs start);
+
+}  // namespace pinscope::gui

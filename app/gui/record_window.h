@@ -1,0 +1,26 @@
+#pragma once
+// Record: the last N seconds, or the next N seconds, to a Chrome Trace file (opens in Perfetto UI
+// and chrome://tracing), with progress while it captures and writes.
+#include <filesystem>
+#include <string>
+
+#include "app/gui/file_dialog.h"
+#include "app/gui/model/app_state.h"
+
+namespace pinscope::gui {
+
+class RecordWindow {
+  public:
+    void open() { open_ = true; }
+    void draw(AppState& state, Theme theme);
+
+  private:
+    bool open_ = false;
+    int mode_ = 0;  // 0: last N seconds, 1: next N seconds
+    float seconds_ = 5.f;
+    std::filesystem::path file_ = std::filesystem::current_path() / "pinscope.trace.json";
+    std::string error_;
+    FileDialog dialog_{".json"};
+};
+
+}  // namespace pinscope::gui

@@ -1,0 +1,94 @@
+#include "app/gui/timeline_lane_spans.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "app/gui/model/units.h"
+#include "app/gui/ui_style.h"
+
+namespace pinscope::gui {
+namespace {
+
+constexpr float kHoverSlackPx = 3.f;
+
+bool is_copy(SpanKind kind) {
+    return kind == SpanKind::h2d || kind == SpanKind::d2h;
+}
+
+// A label inside a box when it fits: the kind and batch for a span, the count for a fold.
+std::string box_label(const LaneDrawItem& item, const Span& span, float width, float char_width) {
+    if (item.folded()) return fmt::format("{}", item.count);
+    std::string text = std::string(span_kind_name(span.kind));
+    if (span.batch != kNoBatch) text += fmt::format(" #{}", span.batch);
+    if (span.bytes && static_cast<float>(text.size() + 10) * char_width < width)
+        text += fmt::format(" {}", format_bytes(double(span.bytes)));
+    return text;
+}
+
+}  // namespace
+
+void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float spacing) {
+    const float h = b.y - a.y;
+    if (h <= 0 || b.x <= a.x) return;
+    // Lines from (k, b.y) to (k + h, a.y); each is clipped to [a.x, b.x] along its own parameter.
+    for (float k = a.x - h; k < b.x; k += spacing) {
+        const float t0 = std::max(0.f, (a.x - k) / h), t1 = std::min(1.f, (b.x - k) / h);
+        if (t1 <= t0) continue;
+        draw->AddLine(ImVec2(k + t0 * h, b.y - t0 * h), ImVec2(k + t1 * h, b.y - t1 * h), colour, 1.5f);
+    }
+}
+
+void SpanLane::preprocess(const TimelineFrame& frame) {
+    fold_lane(frame.store.spans(lane_), frame.mapping, items_);
+}
+
+void SpanLane::draw(TimelineFrame& frame, float top) {
+    const SpanPalette& palette = gui::palette(frame.theme);
+    const std::span<const Span> spans = frame.store.spans(lane_);
+    const float y0 = top + 1, y1 = top + frame.row_height - 1;
+    const float char_width = ImGui::GetFontSize() * 0.55f;
+    const ImU32 stripe = to_imu32(palette.pageable_stripe);
+    const ImU32 text = IM_COL32(0, 0, 0, 255);
+    const bool mouse_in_row =
+        frame.mouse_over_canvas && frame.mouse.y >= top && frame.mouse.y < top + frame.row_height;
+
+    float nearest = kHoverSlackPx + 1;
+    for (const LaneDrawItem& item : items_) {
+        float x0 = frame.canvas_left + frame.mapping.clamp_x(item.x0);
+        float x1 = frame.canvas_left + frame.mapping.clamp_x(item.x1);
+        x1 = std::max(x1, x0 + 1.f);  // a span narrower than a pixel still shows
+        const ImVec2 a(x0, y0), b(x1, y1);
+        frame.draw->AddRectFilled(a, b, to_imu32(palette.kind[static_cast<int>(item.kind)]));
+        if (item.memory == HostMemory::pageable && is_copy(item.kind)) {
+            draw_hatch(frame.draw, a, b, stripe, 6.f);
+            frame.draw->AddRect(a, b, stripe, 0.f, 0, 1.5f);
+        } else if (item.folded()) {
+            // A fold is a box of many spans: a darker frame tells it from one long span.
+            frame.draw->AddRect(a, b, IM_COL32(0, 0, 0, 110));
+        }
+        const Span& span = spans[item.first];
+        if (x1 - x0 > char_width * 3) {
+            const std::string label = box_label(item, span, x1 - x0, char_width);
+            if (static_cast<float>(label.size()) * char_width + 6 < x1 - x0) {
+                const float y = top + (frame.row_height - ImGui::GetFontSize()) * 0.5f;
+                frame.draw->AddText(ImVec2(x0 + 3, y), text, label.c_str());
+            }
+        }
+        // Hover: the box under the mouse, else the nearest within a few pixels (spans of 1 px are
+        // otherwise impossible to point at).
+        if (mouse_in_row) {
+            const float distance = frame.mouse.x < x0    ? x0 - frame.mouse.x
+                                   : frame.mouse.x >= x1 ? frame.mouse.x - x1 + 1
+                                                         : 0;
+            if (distance <= kHoverSlackPx && distance < nearest) {
+                nearest = distance;
+                HoveredSpan hovered{lane_, span, item.count, span.start, span.end};
+                if (item.folded()) hovered.fold_end = frame.mapping.time_at(item.x1);
+                frame.hovered = hovered;
+            }
+        }
+    }
+}
+
+}  // namespace pinscope::gui

@@ -1,0 +1,31 @@
+#pragma once
+// A lane of spans: a host thread (train loop, worker, pin thread) or a device engine on one stream
+// (H2D, kernel, D2H). One colour per span kind; copies from pageable memory are hatched and outlined
+// in red; folds of spans too narrow to draw show how many they hold.
+#include <vector>
+
+#include "app/gui/model/span_folding.h"
+#include "app/gui/timeline_lane.h"
+
+namespace pinscope::gui {
+
+class SpanLane final : public TimelineLane {
+  public:
+    explicit SpanLane(LaneId lane) : lane_(lane) {}
+
+    float height(const TimelineFrame& frame) const override { return frame.row_height; }
+    void preprocess(const TimelineFrame& frame) override;
+    void draw(TimelineFrame& frame, float top) override;
+
+    size_t items() const { return items_.size(); }
+
+  private:
+    LaneId lane_;
+    std::vector<LaneDrawItem> items_;
+};
+
+// Diagonal stripes over [a, b], clipped by hand rather than with a clip rect, so hundreds of hatched
+// boxes stay in one draw command.
+void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float spacing);
+
+}  // namespace pinscope::gui

@@ -1,0 +1,58 @@
+#pragma once
+// The live timeline (Tracy is the model): host lanes (train loop, workers, pin thread), then under
+// the device its H2D, kernel and D2H lanes per stream, then counter plots. Follow live or pause
+// (space), wheel zoom about the cursor, drag to pan, right-drag (or Shift+drag) to select a range,
+// zoom to it (Z), fit everything (F). Hovering a span outlines its batch on every lane and joins the
+// stages with flow curves; a selected range shows each lane's busy fraction and the overlap in it.
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/gui/model/app_state.h"
+#include "app/gui/model/range_summary.h"
+#include "app/gui/model/timeline_viewport.h"
+#include "app/gui/timeline_lane.h"
+#include "app/gui/timeline_lane_counter.h"
+#include "app/gui/timeline_lane_spans.h"
+
+namespace pinscope::gui {
+
+class TimelineWindow {
+  public:
+    TimelineWindow();
+
+    void draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size);
+    // Space, F, Z, Esc: answered wherever the mouse is, unless a text field has the keyboard.
+    void shortcuts(const AppState& state);
+
+    TimelineViewport& viewport() { return viewport_; }
+    void fit(const TraceStore& store);
+    // Spans drawn (or folded) in the last frame, over every lane: for --frame-stats.
+    size_t drawn_items() const { return drawn_items_; }
+
+  private:
+    void toolbar(AppState& state, Theme theme);
+    void legend(Theme theme);
+    void summary_line(const AppState& state, Theme theme);
+    void ruler(const PixelMapping& mapping, TimeNs origin, Theme theme, float label_width);
+    void lanes(AppState& state, Theme theme, float label_width);
+    void interact(const PixelMapping& mapping, ImVec2 canvas_min, ImVec2 canvas_max);
+    void tooltip(const HoveredSpan& hovered, const TraceStore& store);
+    void refresh_summary(const AppState& state);
+    SpanLane& span_lane(LaneId lane);
+
+    TimelineViewport viewport_;
+    std::unordered_map<LaneId, std::unique_ptr<SpanLane>> span_lanes_;
+    std::vector<CounterLane> counter_lanes_;
+    enum class Drag { none, pan, select } drag_ = Drag::none;
+    TimeNs select_anchor_ = 0;
+    std::optional<RangeSummary> summary_;
+    TimeNs summary_refreshed_ = 0;
+    bool fitted_ = false;
+    size_t drawn_items_ = 0;
+};
+
+}  // namespace pinscope::gui

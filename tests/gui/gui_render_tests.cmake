@@ -1,0 +1,44 @@
+# End-to-end tests of the desktop app: the real binary, a real OpenGL context under Xvfb (Mesa's
+# llvmpipe), and the PNG it saves. Without xvfb-run they are not registered, and CMake says so.
+find_program(XVFB_RUN xvfb-run)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)
+
+# Without a display the app says so in one line; `pinscope gui` then fails, `pinscope` runs the demo.
+add_test(NAME gui_without_display_says_so
+         COMMAND env -u DISPLAY -u WAYLAND_DISPLAY $<TARGET_FILE:pinscope> gui --device sim)
+set_tests_properties(gui_without_display_says_so PROPERTIES LABELS "gui"
+                     PASS_REGULAR_EXPRESSION "pinscope gui: error: no display \\(DISPLAY and WAYLAND_DISPLAY are unset\\)")
+add_test(NAME gui_default_without_display_runs_the_demo
+         COMMAND env -u DISPLAY -u WAYLAND_DISPLAY $<TARGET_FILE:pinscope>)
+set_tests_properties(gui_default_without_display_runs_the_demo PROPERTIES LABELS "gui" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "no display.*running the headless demo[^\n]*\n(.|\n)*samples/s")
+
+if(NOT XVFB_RUN)
+    message(STATUS "pinscope: xvfb-run not found; the desktop app's render tests are not registered")
+    return()
+endif()
+# xvfb-run's default screen is 8-bit; GLX wants 24.
+set(XVFB ${XVFB_RUN} -a -s "-screen 0 1920x1200x24")
+set(SCREENSHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_screenshot.png)
+
+add_test(NAME gui_renders_a_screenshot
+         COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --frames 150 --size 1280x720 --screenshot ${SCREENSHOT})
+set_tests_properties(gui_renders_a_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 FIXTURES_SETUP gui_screenshot)
+
+add_executable(test_gui_screenshot gui_screenshot_test.cpp)
+target_link_libraries(test_gui_screenshot PRIVATE pinscope_test_main pinscope_gui_model PkgConfig::STB)
+add_test(NAME gui_screenshot_shows_h2d_kernel_and_d2h_lanes COMMAND test_gui_screenshot)
+set_tests_properties(gui_screenshot_shows_h2d_kernel_and_d2h_lanes PROPERTIES LABELS "gui-render"
+                     FIXTURES_REQUIRED gui_screenshot ENVIRONMENT "PINSCOPE_SCREENSHOT=${SCREENSHOT};PINSCOPE_SCREENSHOT_SIZE=1280x720")
+
+add_test(NAME gui_missing_font_falls_back
+         COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --frames 10 --font /nonexistent/NoSuchFont.ttf)
+set_tests_properties(gui_missing_font_falls_back PROPERTIES LABELS "gui-render" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "built-in font")
+
+# Smoke test of the synthetic-trace viewer and --frame-stats; the numbers are a benchmark, not asserted.
+add_test(NAME gui_frame_stats_on_a_synthetic_trace
+         COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --synthetic-spans 200000 --frames 20 --frame-stats)
+set_tests_properties(gui_frame_stats_on_a_synthetic_trace PROPERTIES LABELS "gui-render" TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "frame build time over 17 frames[^\n]*p50[^\n]*p99[^\n]*200,000 spans")
