@@ -25,6 +25,7 @@ CopyProbeResult made_up_result() {
     r.bidir_total_gbps = 40;
     r.host_memcpy_gbps = 9;
     r.copy_latency_us = 4;
+    r.pageable_copy_latency_us = 20;
     return r;
 }
 
@@ -43,6 +44,10 @@ TEST_CASE("a probe's calibration file loads as a calibration with the same figur
     CHECK(c.name == r.name);
     CHECK(c.copy_engines == 2);
     CHECK(c.copy_latency_us == doctest::Approx(4));
+    CHECK(c.pageable_copy_latency_us == doctest::Approx(20));
+    // A pageable copy of a few KiB costs the pageable latency, a pinned one the pinned latency.
+    CHECK(c.d2h_pageable.seconds(4096) * 1e6 == doctest::Approx(20).epsilon(0.05));
+    CHECK(c.d2h_pinned.seconds(4096) * 1e6 == doctest::Approx(4).epsilon(0.05));
     CHECK(c.bidir_total_gbps == doctest::Approx(40));
     CHECK(c.host_memcpy_gbps == doctest::Approx(9));
     CHECK(c.h2d_pinned.gbps(256.0 * (1 << 20)) ==

@@ -58,6 +58,9 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     if (c.copy_engines < 1 || c.copy_engines > 16) throw fail("copy_engines should be between 1 and 16.");
     if (c.copy_latency_us < 0 || c.copy_latency_us > 1000)
         throw fail("copy_latency_us should be between 0 and 1000.");
+    c.pageable_copy_latency_us = j.value("pageable_copy_latency_us", c.copy_latency_us);
+    if (c.pageable_copy_latency_us < 0 || c.pageable_copy_latency_us > 1000)
+        throw fail("pageable_copy_latency_us should be between 0 and 1000.");
 
     std::vector<CopyCurve::Point> points[4];  // h2d pinned, h2d pageable, d2h pinned, d2h pageable
     static const std::regex key_pattern(R"((h2d|d2h)_(pinned|pageable)_(\d+)MB)");
@@ -77,9 +80,9 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
             throw fail(
                 fmt::format("no \"{}_<N>MB\" figures; every direction and memory kind needs one.", names[i]));
     c.h2d_pinned = CopyCurve(points[0], c.copy_latency_us);
-    c.h2d_pageable = CopyCurve(points[1], c.copy_latency_us);
+    c.h2d_pageable = CopyCurve(points[1], c.pageable_copy_latency_us);
     c.d2h_pinned = CopyCurve(points[2], c.copy_latency_us);
-    c.d2h_pageable = CopyCurve(points[3], c.copy_latency_us);
+    c.d2h_pageable = CopyCurve(points[3], c.pageable_copy_latency_us);
 
     auto positive = [&](const char* key, double fallback) {
         if (!bw.contains(key)) return fallback;

@@ -48,6 +48,9 @@ struct Calibration {
     std::string source;  // the file it came from, or "built in"
     int copy_engines = 3;
     double copy_latency_us = 0;
+    // The fixed cost of a pageable copy as the calling thread sees it (the driver stages it and the
+    // caller waits); pageable copies of a few KiB cost this much. Defaults to copy_latency_us.
+    double pageable_copy_latency_us = 0;
     CopyCurve h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
     double bidir_total_gbps = 0;  // both directions at once, summed
     double host_memcpy_gbps = 0;  // one host thread copying memory

@@ -48,6 +48,7 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
     j["measured_on"] = r.measured_on;
     j["copy_engines"] = r.copy_engines;
     j["copy_latency_us"] = round2(r.copy_latency_us);
+    if (r.pageable_copy_latency_us > 0) j["pageable_copy_latency_us"] = round2(r.pageable_copy_latency_us);
     j["copy_bandwidth_GBps"] = bandwidth;
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
@@ -55,6 +56,8 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "bidir_total: one H2D and one D2H of 256 MiB each on two streams at once, both directions summed",
         "host_memcpy: one thread copying 64 MiB",
         "copy_latency_us: fixed cost of one copy, from the 1 MiB and 16 MiB pinned H2D figures",
+        "pageable_copy_latency_us: a 4 KiB pageable copy from the call to the end of a stream sync, both "
+        "directions' median averaged: what a blocking pageable copy costs the caller beyond its bytes",
         "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister"};
     return j;
 }

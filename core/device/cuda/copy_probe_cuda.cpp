@@ -72,24 +72,42 @@ double elapsed_s(cudaEvent_t from, cudaEvent_t to) {
     return ms * 1e-3;
 }
 
-// Enough repeats for about 50 ms of copying at pinned speed, at least 3.
+// Enough repeats for about 50 ms of copying at pinned speed, at least 5: pageable copies vary from one
+// to the next by a tenth or more.
 int repeats_for(size_t bytes) {
-    return static_cast<int>(std::clamp<size_t>(2'500 * MiB / 50 / bytes, 3, 25));
+    return static_cast<int>(std::clamp<size_t>(2'500 * MiB / 50 / bytes, 5, 25));
 }
 
 double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
     EventOwner begin, end;
     std::vector<double> gbps;
-    for (int r = 0; r <= repeats_for(bytes); ++r) {
+    constexpr int kWarmUp = 2;  // the driver grows its staging buffers on the first pageable copies
+    for (int r = 0; r < kWarmUp + repeats_for(bytes); ++r) {
         check(cudaEventRecord(begin.event, stream), "cudaEventRecord");
         check(cudaMemcpyAsync(dst, src, bytes, kind, stream), "cudaMemcpyAsync");
         check(cudaEventRecord(end.event, stream), "cudaEventRecord");
         check(cudaEventSynchronize(end.event), "cudaEventSynchronize");
-        if (r > 0)
-            gbps.push_back(static_cast<double>(bytes) / elapsed_s(begin.event, end.event) *
-                           1e-9);  // r = 0 warms up
+        if (r >= kWarmUp)
+            gbps.push_back(static_cast<double>(bytes) / elapsed_s(begin.event, end.event) * 1e-9);
     }
     return median(gbps);
+}
+
+// What a small pageable copy costs the calling thread: the call, the driver's staging and the wait
+// for the stream, as a blocking copy does. The median of many.
+double time_small_pageable_us(void* device, void* host, cudaStream_t stream) {
+    constexpr size_t kBytes = 4096;
+    std::vector<double> us;
+    for (int r = 0; r <= 60; ++r) {
+        const bool h2d = r % 2 == 0;
+        const TimeNs start = now_ns();
+        check(cudaMemcpyAsync(h2d ? device : host, h2d ? host : device, kBytes,
+                              h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream),
+              "cudaMemcpyAsync");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        if (r > 1) us.push_back(static_cast<double>(now_ns() - start) * 1e-3);  // the first two warm up
+    }
+    return median(us);
 }
 
 // One H2D and one D2H at once on two streams; both directions' bytes over the time until both end.
@@ -198,6 +216,7 @@ CopyProbeResult probe_copies(int ordinal) {
             }
     result.bidir_total_gbps = time_bidirectional(pinned, pinned_back, device, device_back);
     result.host_memcpy_gbps = time_host_memcpy(pageable_back, pageable);
+    result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
     result.pin_host_alloc_256MB_s = time_pinning(cuda::PinMethod::host_alloc);
     try {
         result.pin_huge_pages_256MB_s = time_pinning(cuda::PinMethod::huge_pages);
