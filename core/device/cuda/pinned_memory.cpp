@@ -44,6 +44,10 @@ void* pin_allocate(size_t bytes, PinMethod method) {
     void* data = map_aligned(size);
     if (!data) throw DeviceError(fmt::format("cannot map {} MiB of host memory to pin", bytes >> 20));
     madvise(data, size, MADV_HUGEPAGE);  // a hint: without transparent huge pages it still works, slower
+    // Fault the pages in here, so the kernel zeroes them on this thread (workers pin their buffers in
+    // parallel) rather than inside cudaHostRegister, which holds the driver while it runs.
+    volatile auto* bytes_in = static_cast<volatile unsigned char*>(data);
+    for (size_t offset = 0; offset < size; offset += 4096) bytes_in[offset] = 0;
     const cudaError_t status = cudaHostRegister(data, size, cudaHostRegisterDefault);
     if (status != cudaSuccess) {
         munmap(data, size);

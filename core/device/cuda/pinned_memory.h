@@ -2,9 +2,9 @@
 // Page-locked host memory, two ways:
 // - cudaHostAlloc: the driver allocates and pins the pages itself;
 // - huge pages + cudaHostRegister: anonymous memory mapped on a 2 MiB boundary and advised to use
-//   transparent huge pages, then registered (which faults the pages in and pins them). With huge pages
-//   there are 512 times fewer pages to pin, so a batch-sized buffer is pinned far faster, and the
-//   first batches of a run do not wait for the pool to be pinned. `pinscope probe` times both.
+//   transparent huge pages, touched, then registered. With huge pages there are 512 times fewer pages
+//   to pin, so a batch-sized buffer is pinned far faster, and the first batches of a run wait less for
+//   the pool to be pinned. `pinscope probe` times both.
 // Both are ordinary pinned memory to CUDA: copies from them run at the same speed and CUPTI reports
 // them as PINNED.
 #include <cstddef>
