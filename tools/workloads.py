@@ -25,7 +25,7 @@ class WorkloadSpec:
 WORKLOADS = [
     WorkloadSpec("cifar-like", "3x32x32", 64, decode_us=0, kernel_us=10, target=10, seconds=3),
     WorkloadSpec("imagenet-like", "3x224x224", 64, decode_us=200, kernel_us=1000, target=5, seconds=4),
-    WorkloadSpec("transfer-bound", "3x512x512", 32, decode_us=0, kernel_us=10, target=10, seconds=6),
+    WorkloadSpec("transfer-bound", "3x512x512", 32, decode_us=0, kernel_us=10, target=10, seconds=8),
 ]
 
 
