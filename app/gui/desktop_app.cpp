@@ -8,6 +8,7 @@
 
 #include "app/gui/keys.h"
 #include "app/gui/metrics_window.h"
+#include "app/gui/model/trace_window.h"
 #include "app/gui/model/units.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
@@ -22,7 +23,12 @@ constexpr float kFontStep = 0.125f;
 }  // namespace
 
 DesktopApp::DesktopApp(AppState& state, AppWindow& window, const GuiOptions& options)
-    : state_(state), window_(window), options_(options), wanted_(options.ui) {}
+    : state_(state), window_(window), options_(options), wanted_(options.ui) {
+    if (options.open_window == "record") record_.open();
+    if (options.open_window == "save") record_.open(), record_.open_file_dialog();
+    show_help_ = options.open_window == "shortcuts";
+    timeline_.viewport().set_length(static_cast<TimeNs>(options.view_seconds * 1e9));
+}
 
 int DesktopApp::run() {
     const bool bounded = options_.frames > 0;
@@ -117,6 +123,7 @@ void DesktopApp::build_frame() {
                                      : std::nullopt);
     state_.tick(now_ns(), timeline_.viewport().range().start);
     if (options_.select_last > 0) {  // for screenshots of a selection
+        timeline_.viewport().update(latest_span_end(state_.store()));
         const TimeNs end = timeline_.viewport().range().end;
         timeline_.viewport().select(end - static_cast<TimeNs>(options_.select_last * 1e9), end);
     }

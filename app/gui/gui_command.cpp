@@ -102,6 +102,10 @@ Command add_gui_command(CLI::App& app) {
            "--frame-stats", options->frame_stats,
            "Print the frame build time (p50/p99) at exit: CPU time to build a frame, timeline included")
         ->group(group);
+    cmd->add_option("--view-seconds", options->view_seconds, "How much time the timeline shows at first")
+        ->check(CLI::Range(1e-5, 3600.0))
+        ->default_str("2")
+        ->group(group);
     cmd->add_option("--synthetic-spans", options->synthetic_spans,
                     "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
         ->group(group);
@@ -118,6 +122,9 @@ Command add_gui_command(CLI::App& app) {
         ->group(group);
     auto mouse = std::make_shared<std::string>();
     cmd->add_option("--mouse", *mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
+    cmd->add_option("--open", options->open_window, "Open a window from the start (screenshots)")
+        ->check(CLI::IsMember({"record", "save", "shortcuts"}))
+        ->group("");
     cmd->add_option("--select-last", options->select_last,
                     "Select the last SECONDS of the view (screenshots)")
         ->group("");

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <optional>
+#include <string>
 
 #include "app/gui/model/ui_settings.h"
 
@@ -15,6 +16,7 @@ struct GuiOptions {
     std::filesystem::path screenshot;
     int width = 1600, height = 900;
     bool frame_stats = false;
+    double view_seconds = 2;     // how much time the timeline shows at first
     size_t synthetic_spans = 0;  // > 0: view a synthetic trace of this many spans instead of a pipeline
     UiSettings ui;
     // For screenshots that show a hover or a selection (hidden options):
@@ -23,6 +25,7 @@ struct GuiOptions {
     };
     std::optional<Point> mouse;  // the pointer, fixed at this position
     double select_last = 0;      // select the last this many seconds of the view
+    std::string open_window;     // "record", "save" (the file dialog) or "shortcuts", open from the start
 };
 
 }  // namespace pinscope::gui

@@ -29,12 +29,9 @@ float sample_at(void* data, int i) {
     return static_cast<float>((*source->samples)[static_cast<size_t>(i)].*(source->field));
 }
 
-std::string value_text(Field field, double v, const AppState& state) {
+std::string value_text(Field field, double v) {
     if (field == &MetricsSample::samples_per_s) return format_count(v) + "/s";
-    if (field == &MetricsSample::h2d_gbps) {
-        const double peak = state.session() ? state.session()->status().device.h2d_peak_gbps : 0;
-        return peak > 0 ? fmt::format("{:.1f} of {:.0f} GB/s", v, peak) : fmt::format("{:.1f} GB/s", v);
-    }
+    if (field == &MetricsSample::h2d_gbps) return fmt::format("{:.1f} GB/s", v);
     if (field == &MetricsSample::gpu_busy || field == &MetricsSample::overlap ||
         field == &MetricsSample::stall)
         return fmt::format("{:.0f}%", v * 100);
@@ -83,10 +80,14 @@ void draw_metrics_window(const AppState& state, Theme theme, ImVec2 pos, ImVec2 
                           ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_BordersInnerV)) {
         for (const Tile& tile : kTiles) {
             ImGui::TableNextColumn();
-            ImGui::TextColored(muted_colour(theme), "%s", tile.title);
+            const double peak = state.session() ? state.session()->status().device.h2d_peak_gbps : 0;
+            if (tile.field == &MetricsSample::h2d_gbps && peak > 0)  // the link's peak is the plot's scale
+                ImGui::TextColored(muted_colour(theme), "%s, peak %.0f", tile.title, peak);
+            else
+                ImGui::TextColored(muted_colour(theme), "%s", tile.title);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tile.help);
             const double now = samples.empty() ? 0 : samples.back().*(tile.field);
-            ImGui::TextUnformatted(value_text(tile.field, now, state).c_str());
+            ImGui::TextUnformatted(value_text(tile.field, now).c_str());
             PlotSource source{&samples, tile.field};
             const float plot_height =
                 std::max(ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y,

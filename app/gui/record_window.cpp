@@ -8,8 +8,12 @@
 namespace pinscope::gui {
 
 void RecordWindow::draw(AppState& state, Theme theme) {
+    if (open_) draw_controls(state, theme);
+    // After the Record window, so the dialog it opens comes up in front of it.
     if (auto chosen = dialog_.draw("Save trace as", theme)) file_ = *chosen;
-    if (!open_) return;
+}
+
+void RecordWindow::draw_controls(AppState& state, Theme theme) {
     ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 34.f, 0.f), ImGuiCond_Appearing);
     const ImGuiIO& io = ImGui::GetIO();
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.3f), ImGuiCond_Appearing,

@@ -12,9 +12,12 @@ namespace pinscope::gui {
 class RecordWindow {
   public:
     void open() { open_ = true; }
+    void open_file_dialog() { dialog_.open(file_); }
     void draw(AppState& state, Theme theme);
 
   private:
+    void draw_controls(AppState& state, Theme theme);
+
     bool open_ = false;
     int mode_ = 0;  // 0: last N seconds, 1: next N seconds
     float seconds_ = 5.f;

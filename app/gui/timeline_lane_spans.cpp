@@ -68,11 +68,13 @@ void SpanLane::draw(TimelineFrame& frame, float top) {
             frame.draw->AddRect(a, b, IM_COL32(0, 0, 0, 110));
         }
         const Span& span = spans[item.first];
-        if (x1 - x0 > char_width * 3) {
-            const std::string label = box_label(item, span, x1 - x0, char_width);
-            if (static_cast<float>(label.size()) * char_width + 6 < x1 - x0) {
+        // Labels start where the box becomes visible, so a span that began before the view keeps its name.
+        const float text_x = std::max(x0, frame.canvas_left);
+        if (x1 - text_x > char_width * 3) {
+            const std::string label = box_label(item, span, x1 - text_x, char_width);
+            if (static_cast<float>(label.size()) * char_width + 6 < x1 - text_x) {
                 const float y = top + (frame.row_height - ImGui::GetFontSize()) * 0.5f;
-                frame.draw->AddText(ImVec2(x0 + 3, y), text, label.c_str());
+                frame.draw->AddText(ImVec2(text_x + 3, y), text, label.c_str());
             }
         }
         // Hover: the box under the mouse, else the nearest within a few pixels (spans of 1 px are

@@ -324,6 +324,11 @@ void TimelineWindow::interact(const PixelMapping& mapping, ImVec2 canvas_min, Im
 void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store) {
     const LaneInfo* lane = store.lane_info(hovered.lane);
     const std::string thread = lane ? lane->name : "?";
+    // Away from the batch's trail: a host span's stages are below it (on the device), a device span's above.
+    const bool above = lane && lane->group == LaneGroup::host;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    ImGui::SetNextWindowPos(ImVec2(mouse.x + 16.f, above ? mouse.y - 8.f : mouse.y + 24.f), ImGuiCond_Always,
+                            ImVec2(0.f, above ? 1.f : 0.f));
     ImGui::BeginTooltip();
     if (hovered.count > 1) {
         ImGui::Text("%s spans folded on %s", format_count(static_cast<double>(hovered.count)).c_str(),
@@ -342,7 +347,9 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
     if (s.bytes) {
         ImGui::Text("bytes     %s (%s)", format_bytes(static_cast<double>(s.bytes)).c_str(),
                     format_count(static_cast<double>(s.bytes)).c_str());
-        if (s.duration() > 0)
+        const bool moves_bytes = s.kind == SpanKind::h2d || s.kind == SpanKind::d2h ||
+                                 s.kind == SpanKind::pin || s.kind == SpanKind::stage;
+        if (moves_bytes && s.duration() > 0)
             ImGui::Text("rate      %s",
                         format_rate(static_cast<double>(s.bytes) / ns_to_s(s.duration())).c_str());
     }

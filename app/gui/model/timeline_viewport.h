@@ -41,6 +41,8 @@ class TimelineViewport {
     void zoom(double factor, double anchor);
     // Drag: moves the view by `fraction` of its width (positive: to earlier times). Stops following.
     void pan(double fraction);
+    // Keeps the right edge, shows `length` (bounded) before it.
+    void set_length(TimeNs length) { set_length(length, range_.end, 1.0); }
     // Shows exactly `range` (fit, zoom to selection). Stops following.
     void show(Interval range);
 
