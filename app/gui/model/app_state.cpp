@@ -11,6 +11,9 @@ namespace {
 
 // Eviction walks every lane; doing it every frame would cost what culling saves.
 constexpr TimeNs kEvictEvery = 2 * kNsPerS;
+// Eviction walks every span of every lane, so it waits until there is this much to cut: a pass costs
+// one frame in thousands instead of one in a hundred.
+constexpr TimeNs kEvictAtLeast = 30 * kNsPerS;
 // A paused view keeps its data, but not forever: the store's limits stay the real bound.
 constexpr TimeNs kMaxHeldForView = 600 * kNsPerS;
 
@@ -60,7 +63,7 @@ void AppState::evict(TimeNs view_start) {
     TimeNs cut = latest - kKeep;
     if (view_start < cut) cut = std::max(view_start, latest - kMaxHeldForView);
     if (recording_ && !recording_->finished()) cut = std::min(cut, recording_->window().start);
-    if (cut > live_->store().first_time()) live_->evict_before(cut);
+    if (cut - live_->store().first_time() >= kEvictAtLeast) live_->evict_before(cut);
 }
 
 void AppState::start_recording(const RecordRequest& request, TimeNs now) {
