@@ -7,6 +7,7 @@
 #include "core/device/copy_probe.h"
 #include "core/device/device_factory.h"
 #include "core/device/gpu_inventory.h"
+#include "core/device/sim/sim_device.h"
 
 using namespace pinscope;
 
@@ -54,6 +55,22 @@ TEST_CASE("a probe's calibration file loads as a calibration with the same figur
           doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256)).epsilon(0.01));
     CHECK(c.d2h_pageable.gbps(64.0 * (1 << 20)) ==
           doctest::Approx(r.gbps(CopyDirection::d2h, HostMemory::pageable, 64)).epsilon(0.01));
+}
+
+TEST_CASE("the simulated GPU charges the caller host_call_us for every copy, launch and record") {
+    CopyProbeResult r = made_up_result();
+    r.host_call_us = 500;
+    Trace trace;
+    SimDevice device(trace, calibration_from_json(calibration_json(r), "probe"));
+    Stream stream = device.create_stream(0);
+    Event event = device.create_event();
+    KernelWork work;
+    const TimeNs start = now_ns();
+    for (int i = 0; i < 5; ++i) device.launch_kernel(work, stream);
+    device.record(event, stream);
+    // A lower bound only: the calls spin for at least that long, however busy the machine is.
+    CHECK(now_ns() - start >= 6 * 500 * kNsPerUs);
+    device.synchronize();
 }
 
 TEST_CASE("a PCIe link prints its generation and width, and says when it runs slower now") {

@@ -61,6 +61,8 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.pageable_copy_latency_us = j.value("pageable_copy_latency_us", c.copy_latency_us);
     if (c.pageable_copy_latency_us < 0 || c.pageable_copy_latency_us > 1000)
         throw fail("pageable_copy_latency_us should be between 0 and 1000.");
+    c.host_call_us = j.value("host_call_us", 0.0);
+    if (c.host_call_us < 0 || c.host_call_us > 1000) throw fail("host_call_us should be between 0 and 1000.");
 
     std::vector<CopyCurve::Point> points[4];  // h2d pinned, h2d pageable, d2h pinned, d2h pageable
     static const std::regex key_pattern(R"((h2d|d2h)_(pinned|pageable)_(\d+)MB)");

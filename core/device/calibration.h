@@ -51,6 +51,8 @@ struct Calibration {
     // The fixed cost of a pageable copy as the calling thread sees it (the driver stages it and the
     // caller waits); pageable copies of a few KiB cost this much. Defaults to copy_latency_us.
     double pageable_copy_latency_us = 0;
+    // What issuing one asynchronous copy, launch or event record costs the calling thread. 0: nothing.
+    double host_call_us = 0;
     CopyCurve h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
     double bidir_total_gbps = 0;  // both directions at once, summed
     double host_memcpy_gbps = 0;  // one host thread copying memory

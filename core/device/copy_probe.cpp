@@ -49,6 +49,7 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
     j["copy_engines"] = r.copy_engines;
     j["copy_latency_us"] = round2(r.copy_latency_us);
     if (r.pageable_copy_latency_us > 0) j["pageable_copy_latency_us"] = round2(r.pageable_copy_latency_us);
+    if (r.host_call_us > 0) j["host_call_us"] = round2(r.host_call_us);
     j["copy_bandwidth_GBps"] = bandwidth;
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
@@ -58,6 +59,11 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "copy_latency_us: fixed cost of one copy, from the 1 MiB and 16 MiB pinned H2D figures",
         "pageable_copy_latency_us: a 4 KiB pageable copy from the call to the end of a stream sync, both "
         "directions' median averaged: what a blocking pageable copy costs the caller beyond its bytes",
+        "host_call_us: the calling thread's time for one asynchronous cudaMemcpyAsync of 4 KiB from pinned "
+        "memory",
+        "copies read (and write) a different part of a 256 MiB buffer each time, so no copy finds its data "
+        "in "
+        "the CPU's caches, as a freshly collated batch would not",
         "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister"};
     return j;
 }

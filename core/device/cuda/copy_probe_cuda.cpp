@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -78,19 +79,38 @@ int repeats_for(size_t bytes) {
     return static_cast<int>(std::clamp<size_t>(2'500 * MiB / 50 / bytes, 5, 25));
 }
 
+// Each copy uses the next `bytes` of the 256 MiB buffers, round and round: a copy's host data has not
+// been touched for 256 MiB of copying, so it comes from memory, not from the CPU's caches (which would
+// make pageable copies of 16 MiB look twice as fast as a pipeline's freshly collated batches get).
 double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
     EventOwner begin, end;
     std::vector<double> gbps;
     constexpr int kWarmUp = 2;  // the driver grows its staging buffers on the first pageable copies
     for (int r = 0; r < kWarmUp + repeats_for(bytes); ++r) {
+        const size_t offset = static_cast<size_t>(r) * bytes % kLargest;
         check(cudaEventRecord(begin.event, stream), "cudaEventRecord");
-        check(cudaMemcpyAsync(dst, src, bytes, kind, stream), "cudaMemcpyAsync");
+        check(cudaMemcpyAsync(static_cast<std::byte*>(dst) + offset,
+                              static_cast<const std::byte*>(src) + offset, bytes, kind, stream),
+              "cudaMemcpyAsync");
         check(cudaEventRecord(end.event, stream), "cudaEventRecord");
         check(cudaEventSynchronize(end.event), "cudaEventSynchronize");
         if (r >= kWarmUp)
             gbps.push_back(static_cast<double>(bytes) / elapsed_s(begin.event, end.event) * 1e-9);
     }
     return median(gbps);
+}
+
+// The calling thread's time for one asynchronous call: 4 KiB copies from pinned memory, issued back to
+// back without waiting; the median of many.
+double time_host_call_us(void* device, void* host, cudaStream_t stream) {
+    std::vector<double> us;
+    for (int r = 0; r < 200; ++r) {
+        const TimeNs start = now_ns();
+        check(cudaMemcpyAsync(device, host, 4096, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+        us.push_back(static_cast<double>(now_ns() - start) * 1e-3);
+    }
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return median(us);
 }
 
 // What a small pageable copy costs the calling thread: the call, the driver's staging and the wait
@@ -217,6 +237,7 @@ CopyProbeResult probe_copies(int ordinal) {
     result.bidir_total_gbps = time_bidirectional(pinned, pinned_back, device, device_back);
     result.host_memcpy_gbps = time_host_memcpy(pageable_back, pageable);
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
+    result.host_call_us = time_host_call_us(device.data, pinned.data, stream.stream);
     result.pin_host_alloc_256MB_s = time_pinning(cuda::PinMethod::host_alloc);
     try {
         result.pin_huge_pages_256MB_s = time_pinning(cuda::PinMethod::huge_pages);

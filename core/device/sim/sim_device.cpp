@@ -21,6 +21,15 @@ LaneKind lane_kind_of(int slot) {
     return slot == 0 ? LaneKind::h2d : slot == 1 ? LaneKind::kernel : LaneKind::d2h;
 }
 
+// Issuing work costs the calling thread time on a real GPU too (the driver builds and submits each
+// command): the calibration's host_call_us, spent here as CPU work before the call takes effect.
+void spend_host_call(double us) {
+    if (us <= 0) return;
+    const TimeNs end = now_ns() + us_to_ns(us);
+    while (now_ns() < end) {
+    }
+}
+
 }  // namespace
 
 SimDevice::SimDevice(Trace& trace, Calibration calibration)
@@ -126,6 +135,7 @@ uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
 void SimDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src,
                                size_t src_offset, size_t bytes, Stream& stream, bool non_blocking,
                                int64_t batch) {
+    spend_host_call(calibration_.host_call_us);
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
     (void)dst, (void)dst_offset, (void)src_offset;
     Op op;
@@ -141,6 +151,7 @@ void SimDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const
 
 void SimDevice::copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset,
                              size_t bytes, Stream& stream, bool non_blocking, int64_t batch) {
+    spend_host_call(calibration_.host_call_us);
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
     (void)dst_offset, (void)src, (void)src_offset;
     Op op;
@@ -154,6 +165,7 @@ void SimDevice::copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuf
 }
 
 void SimDevice::launch_kernel(const KernelWork& work, Stream& stream) {
+    spend_host_call(calibration_.host_call_us);
     Op op;
     op.kind = OpKind::kernel;
     op.bytes = static_cast<double>(work.input_bytes);
@@ -164,6 +176,7 @@ void SimDevice::launch_kernel(const KernelWork& work, Stream& stream) {
 }
 
 void SimDevice::record(Event& event, Stream& stream) {
+    spend_host_call(calibration_.host_call_us);
     Op op;
     op.kind = OpKind::record;
     Lock lock(mutex_);
