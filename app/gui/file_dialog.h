@@ -11,8 +11,7 @@ namespace pinscope::gui {
 
 class FileDialog {
   public:
-    explicit FileDialog(std::string extension)
-        : browser_(std::filesystem::current_path(), std::move(extension)) {}
+    explicit FileDialog(std::string extension) : browser_(working_folder(), std::move(extension)) {}
 
     void open(const std::filesystem::path& suggestion);
     bool is_open() const { return open_; }

@@ -21,7 +21,7 @@ class RecordWindow {
     bool open_ = false;
     int mode_ = 0;  // 0: last N seconds, 1: next N seconds
     float seconds_ = 5.f;
-    std::filesystem::path file_ = std::filesystem::current_path() / "pinscope.trace.json";
+    std::filesystem::path file_ = working_folder() / "pinscope.trace.json";
     std::string error_;
     FileDialog dialog_{".json"};
 };

@@ -8,6 +8,12 @@ namespace pinscope::gui {
 
 namespace fs = std::filesystem;
 
+fs::path working_folder() {
+    std::error_code ec;
+    fs::path folder = fs::current_path(ec);
+    return ec ? fs::path(".") : folder;
+}
+
 FileBrowser::FileBrowser(fs::path folder, std::string extension) : extension_(std::move(extension)) {
     go_to(std::move(folder));
 }

@@ -9,6 +9,9 @@
 
 namespace pinscope::gui {
 
+// The working folder, or "." when it cannot be known (e.g. it was deleted under us): never throws.
+std::filesystem::path working_folder();
+
 class FileBrowser {
   public:
     struct Entry {
