@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -27,10 +28,13 @@ std::string slurp(const std::filesystem::path& path) {
     return text.str();
 }
 
-// Runs pinscope with `args` (a shell word list) and captures its output.
+// Runs pinscope with `args` (a shell word list) and captures its output. ctest runs test cases as
+// parallel processes, so each run gets files of its own.
 Result pinscope(const std::string& args) {
+    static int runs = 0;
     const auto dir = std::filesystem::temp_directory_path();
-    const auto out = dir / "pinscope_cli_out.txt", err = dir / "pinscope_cli_err.txt";
+    const std::string stem = "pinscope_cli_" + std::to_string(::getpid()) + "_" + std::to_string(runs++);
+    const auto out = dir / (stem + ".out"), err = dir / (stem + ".err");
     const std::string command =
         std::string(PINSCOPE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
     const int status = std::system(command.c_str());
@@ -38,6 +42,8 @@ Result pinscope(const std::string& args) {
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.out = slurp(out);
     r.err = slurp(err);
+    std::filesystem::remove(out);
+    std::filesystem::remove(err);
     return r;
 }
 

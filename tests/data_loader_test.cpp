@@ -37,7 +37,7 @@ TEST_CASE("each batch handed over lets exactly one more be dispatched") {
 
 TEST_CASE("with in_order, batches come in order even when an early one is slow") {
     LoaderHarness h;
-    h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 50'000.0 : 0.0; };  // batch 0 is slow
+    h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 200'000.0 : 0.0; };  // batch 0 is slow
     auto loader = h.make(small_config(4));
     for (int64_t i = 0; i < 20; ++i) {
         auto batch = loader->next();

@@ -175,9 +175,9 @@ TEST_CASE(
 }
 
 TEST_CASE("at most streams + 1 batches are in flight on the GPU") {
-    PipelineConfig config = tiny(40);
+    PipelineConfig config = tiny(20);
     config.streams = 2;
-    config.kernel_us = 1000;
+    config.kernel_us = 5000;  // long enough that the loader is always ahead of the GPU
     Finished f = run(config);
     // In flight: from a batch's first H2D start to its last D2H end. Count the most at any time.
     std::map<int64_t, std::pair<TimeNs, TimeNs>> life;
