@@ -100,6 +100,7 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
         compute_metrics(store, config.batch_size, MetricsWindow{first_batch_time(store), store.last_time()});
     report.dropped_spans = session.trace().dropped();
     report.evicted_spans = store.evicted_spans();
+    report.gpu_trace = session.gpu_trace_report();
 
     if (output.json)
         std::cout << report_json(report).dump() << std::endl;

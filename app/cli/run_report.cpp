@@ -47,6 +47,10 @@ nlohmann::json report_json(const RunReport& r) {
     j["wall_seconds"] = ns_to_s(r.status.elapsed);
     j["dropped_spans"] = r.dropped_spans;
     j["evicted_spans"] = r.evicted_spans;
+    if (r.gpu_trace)
+        j["gpu_trace"] = {{"method", r.gpu_trace->method},   {"cupti", r.gpu_trace->cupti},
+                          {"spans", r.gpu_trace->spans},     {"dropped", r.gpu_trace->dropped},
+                          {"untimed", r.gpu_trace->untimed}, {"uncorrelated", r.gpu_trace->uncorrelated}};
     return j;
 }
 
@@ -90,6 +94,9 @@ void print_report(std::ostream& out, const RunReport& r) {
             fmt::format("{:>10.1f} / {:<10.1f} ({} spans)", l.p50_us, l.p99_us, l.count));
     row("batch end to end",
         fmt::format("{:>10.1f} / {:<10.1f}", m.batch_latency.p50_us, m.batch_latency.p99_us));
+    if (r.gpu_trace)
+        fmt::print(out, "GPU spans: {}; {} recorded, {} dropped, {} untimed, {} without a batch id\n", r.gpu_trace->method,
+                   r.gpu_trace->spans, r.gpu_trace->dropped, r.gpu_trace->untimed, r.gpu_trace->uncorrelated);
     if (r.dropped_spans || r.evicted_spans)
         fmt::print(out,
                    "note: {} spans dropped (recorder full) and {} evicted (memory bound); metrics cover what "

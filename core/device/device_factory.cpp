@@ -2,9 +2,6 @@
 
 #include "core/device/calibration.h"
 #include "core/device/sim/sim_device.h"
-#if PINSCOPE_HAVE_CUDA
-#include "core/device/cuda/cuda_device.h"
-#endif
 
 namespace pinscope {
 
@@ -18,6 +15,15 @@ int cuda_device_count(std::string* reason) {
 #else
     if (reason) *reason = "this build has no CUDA support (the CUDA toolkit was not found when it was built)";
     return 0;
+#endif
+}
+
+std::optional<CudaTraceReport> gpu_trace_report(Device& device) {
+#if PINSCOPE_HAVE_CUDA
+    return cuda_trace_report(device);
+#else
+    (void)device;
+    return std::nullopt;
 #endif
 }
 

@@ -3,9 +3,11 @@
 // with a working driver is present, and the simulated GPU otherwise; `why` says which and why, in
 // words a user can act on, and for the CUDA device how its GPU spans are recorded.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/config/pipeline_config.h"
+#include "core/device/cuda/cuda_device.h"  // declarations only: no CUDA types, fine in any build
 #include "core/device/device.h"
 #include "core/trace/trace.h"
 
@@ -20,6 +22,10 @@ struct DeviceSelection {
 // DeviceError when the choice cannot be honoured (cuda asked for, none usable) and CalibrationError
 // when the calibration file is unusable.
 DeviceSelection make_device(const PipelineConfig& config, Trace& trace);
+
+// How a real GPU's spans were recorded (CUPTI or CUDA events) and what was lost on the way; nullopt
+// for the simulated GPU, which records every span itself and loses none.
+std::optional<CudaTraceReport> gpu_trace_report(Device& device);
 
 // Whether this build can drive a real GPU, and if not, why (for `pinscope info` and --device auto).
 bool cuda_built();

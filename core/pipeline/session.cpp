@@ -32,16 +32,22 @@ bool device_differs(const PipelineConfig& a, const PipelineConfig& b) {
 
 std::string_view to_string(SessionState state) {
     switch (state) {
-        case SessionState::idle: return "idle";
-        case SessionState::running: return "running";
-        case SessionState::finished: return "finished";
-        case SessionState::stopped: return "stopped";
-        case SessionState::failed: return "failed";
+        case SessionState::idle:
+            return "idle";
+        case SessionState::running:
+            return "running";
+        case SessionState::finished:
+            return "finished";
+        case SessionState::stopped:
+            return "stopped";
+        case SessionState::failed:
+            return "failed";
     }
     return "?";
 }
 
-Session::Session(PipelineConfig config) : pinned_gauge_(trace_, CounterKind::pinned_bytes), config_(std::move(config)) {
+Session::Session(PipelineConfig config)
+    : pinned_gauge_(trace_, CounterKind::pinned_bytes), config_(std::move(config)) {
     status_.warnings = describe_all(validate_or_throw(config_).warnings);
     DeviceSelection selection = make_device(config_, trace_);
     device_ = std::move(selection.device);
@@ -50,7 +56,9 @@ Session::Session(PipelineConfig config) : pinned_gauge_(trace_, CounterKind::pin
     status_.config = config_;
 }
 
-Session::~Session() { stop(); }
+Session::~Session() {
+    stop();
+}
 
 void Session::start() {
     std::lock_guard lock(mutex_);
@@ -82,7 +90,9 @@ void Session::stop() {
 
 bool Session::wait(TimeNs timeout_ns) {
     std::unique_lock lock(mutex_);
-    auto ended = [&] { return status_.state != SessionState::running && status_.state != SessionState::idle; };
+    auto ended = [&] {
+        return status_.state != SessionState::running && status_.state != SessionState::idle;
+    };
     if (timeout_ns < 0) {
         ended_.wait(lock, ended);
         return true;
@@ -101,6 +111,11 @@ SessionStatus Session::status() const {
 DeviceResources Session::device_resources() const {
     std::lock_guard lock(mutex_);
     return device_ ? device_->resources() : DeviceResources{};
+}
+
+std::optional<CudaTraceReport> Session::gpu_trace_report() const {
+    std::lock_guard lock(mutex_);
+    return device_ ? pinscope::gpu_trace_report(*device_) : std::nullopt;
 }
 
 void Session::finish(SessionState state, std::string error) {
@@ -164,8 +179,8 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
     }
     device_->set_pinned_budget(config.pinned_budget_mb << 20);
     SyntheticImageDataset dataset(config);
-    LoaderContext context{*device_, trace_, dataset, recorder, lane, &pinned_gauge_, next_batch_id_,
-                          TrainLoop::batches_in_flight(config) + 1};
+    LoaderContext context{*device_, trace_,         dataset,        recorder,
+                          lane,     &pinned_gauge_, next_batch_id_, TrainLoop::batches_in_flight(config) + 1};
     DataLoader loader(config, context);
     // Published so that stop() and reconfigure() can wake a blocked next(); withdrawn before the
     // loader is destroyed, on every way out of this scope.

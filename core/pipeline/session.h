@@ -16,6 +16,7 @@
 
 #include "core/config/pipeline_config.h"
 #include "core/device/device.h"
+#include "core/device/device_factory.h"
 #include "core/pipeline/pipeline_thread.h"
 #include "core/trace/trace.h"
 
@@ -58,6 +59,8 @@ class Session {
     SessionStatus status() const;
     // The device's live resources: after stop(), every count is back to zero unless something leaked.
     DeviceResources device_resources() const;
+    // For a real GPU: how its spans were recorded and how many records were dropped or untimed.
+    std::optional<CudaTraceReport> gpu_trace_report() const;
     Trace& trace() { return trace_; }
 
   private:
