@@ -40,6 +40,7 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration)
     info_.h2d_peak_gbps = calibration_.h2d_pinned.gbps(256.0 * 1024 * 1024);
     info_.d2h_peak_gbps = calibration_.d2h_pinned.gbps(256.0 * 1024 * 1024);
     info_.memory_bytes = 80LL << 30;
+    PageableStaging::idle_rate();  // measured now, not inside the first pageable copy it would slow
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
 }
@@ -143,25 +144,33 @@ void SimDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const
     op.memory = src.memory();
     op.bytes = static_cast<double>(bytes);
     op.batch = batch;
+    op.staging = !src.pinned();
     Lock lock(mutex_);
-    const uint64_t seq = enqueue(lock, stream, op);
-    // Pageable memory must be staged by the driver through a bounce buffer: the caller is held.
-    if (!non_blocking || !src.pinned()) wait_until_done(lock, Marker{stream.handle(), seq});
+    const Marker marker{stream.handle(), enqueue(lock, stream, op)};
+    // Pageable memory must be staged through a bounce buffer: the caller does it, and is held until
+    // the copy is done, non_blocking or not (as with CUDA).
+    if (!src.pinned())
+        stage_pageable(lock, marker, const_cast<std::byte*>(src.data()) + src_offset, bytes,
+                       StagingDirection::to_device);
+    if (!non_blocking || !src.pinned()) wait_until_done(lock, marker);
 }
 
 void SimDevice::copy_to_host(HostBuffer& dst, size_t dst_offset, const DeviceBuffer& src, size_t src_offset,
                              size_t bytes, Stream& stream, bool non_blocking, int64_t batch) {
     spend_host_call(calibration_.host_call_us);
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
-    (void)dst_offset, (void)src, (void)src_offset;
+    (void)src, (void)src_offset;
     Op op;
     op.kind = OpKind::d2h;
     op.memory = dst.memory();
     op.bytes = static_cast<double>(bytes);
     op.batch = batch;
+    op.staging = !dst.pinned();
     Lock lock(mutex_);
-    const uint64_t seq = enqueue(lock, stream, op);
-    if (!non_blocking || !dst.pinned()) wait_until_done(lock, Marker{stream.handle(), seq});
+    const Marker marker{stream.handle(), enqueue(lock, stream, op)};
+    if (!dst.pinned())
+        stage_pageable(lock, marker, dst.data() + dst_offset, bytes, StagingDirection::to_host);
+    if (!non_blocking || !dst.pinned()) wait_until_done(lock, marker);
 }
 
 void SimDevice::launch_kernel(const KernelWork& work, Stream& stream) {
@@ -237,6 +246,48 @@ void SimDevice::wait_until_done(Lock& lock, const Marker& marker) {
     }
 }
 
+bool SimDevice::started(const Marker& marker) const {
+    auto it = streams_.find(marker.stream);
+    if (it == streams_.end() || it->second.done_seq >= marker.seq) return true;
+    const std::deque<Op>& queue = it->second.queue;
+    return !queue.empty() && queue.front().seq == marker.seq && queue.front().running;
+}
+
+SimDevice::Op* SimDevice::running_op(const Marker& marker) {
+    auto it = streams_.find(marker.stream);
+    if (it == streams_.end() || it->second.queue.empty()) return nullptr;
+    Op& front = it->second.queue.front();
+    return front.seq == marker.seq && front.running ? &front : nullptr;
+}
+
+void SimDevice::wait_until_started(Lock& lock, const Marker& marker) {
+    for (;;) {
+        advance_to(now_ns());
+        if (started(marker)) return;
+        const TimeNs next = next_completion();
+        lock.unlock();
+        sleep_until_ns(next == kNever ? now_ns() + 200 * kNsPerUs : next);
+        lock.lock();
+    }
+}
+
+// As the driver does: wait until the stream reaches the copy, then stage it chunk by chunk while the
+// copy engine moves what is staged.
+void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
+                               StagingDirection direction) {
+    wait_until_started(lock, marker);
+    lock.unlock();
+    PageableStaging::stage(host, bytes, direction, [&](double slowdown) {
+        std::lock_guard guard(mutex_);
+        advance_to(now_ns());
+        if (Op* op = running_op(marker)) op->slowdown = slowdown;
+    });
+    lock.lock();
+    advance_to(now_ns());
+    if (Op* op = running_op(marker)) op->staging = false;
+    advance_to(clock_);  // completes it now if the transfer was already through
+}
+
 void SimDevice::advance_to(TimeNs now) {
     now = std::max(now, clock_);
     for (;;) {
@@ -248,7 +299,8 @@ void SimDevice::advance_to(TimeNs now) {
         if (dt > 0)
             for (auto& [handle, s] : streams_)
                 if (!s.queue.empty() && s.queue.front().running && s.queue.front().kind != OpKind::kernel)
-                    s.queue.front().remaining -= s.queue.front().rate * dt;
+                    s.queue.front().remaining =
+                        std::max(0.0, s.queue.front().remaining - s.queue.front().rate * dt);
         clock_ = until;
         if (next > now) return;
         for (auto& [handle, s] : streams_) {
@@ -256,7 +308,7 @@ void SimDevice::advance_to(TimeNs now) {
             const Op& op = s.queue.front();
             const bool finished = op.kind == OpKind::kernel
                                       ? op.start + op.duration <= clock_
-                                      : op.remaining <= op.rate * 0.5;  // under half a ns left
+                                      : !op.staging && op.remaining <= op.rate * 0.5;  // under half a ns left
             if (finished) complete(s);
         }
     }
@@ -310,9 +362,11 @@ void SimDevice::update_rates() {
     for (auto& [handle, s] : streams_) {
         if (s.queue.empty() || !s.queue.front().running || s.queue.front().kind == OpKind::kernel) continue;
         Op& op = s.queue.front();
+        op.rate = 0;
+        if (op.remaining <= 0) continue;  // all moved; a pageable copy may still be staging
         const int d = op.kind == OpKind::h2d ? 0 : 1;
-        demand[d] += op.solo_rate;
-        capacity[d] = std::max(capacity[d], op.solo_rate);
+        demand[d] += op.solo_rate / op.slowdown;
+        capacity[d] = std::max(capacity[d], op.solo_rate / op.slowdown);
         copies.push_back(&op);
     }
     if (copies.empty()) return;
@@ -324,7 +378,8 @@ void SimDevice::update_rates() {
     }
     const double bidir = calibration_.bidir_total_gbps;  // GB/s == bytes/ns
     const double shared = granted > bidir && demand[0] > 0 && demand[1] > 0 ? bidir / granted : 1.0;
-    for (Op* op : copies) op->rate = op->solo_rate * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
+    for (Op* op : copies)
+        op->rate = op->solo_rate / op->slowdown * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
 }
 
 TimeNs SimDevice::next_completion() const {
@@ -332,10 +387,15 @@ TimeNs SimDevice::next_completion() const {
     for (const auto& [handle, s] : streams_) {
         if (s.queue.empty() || !s.queue.front().running) continue;
         const Op& op = s.queue.front();
-        const TimeNs end =
-            op.kind == OpKind::kernel
-                ? op.start + op.duration
-                : clock_ + static_cast<TimeNs>(std::ceil(std::max(0.0, op.remaining) / op.rate));
+        TimeNs end;
+        if (op.kind == OpKind::kernel)
+            end = op.start + op.duration;
+        else if (op.remaining > 0)
+            end = clock_ + static_cast<TimeNs>(std::ceil(op.remaining / op.rate));
+        else if (op.staging)
+            continue;  // moved, but the host has not finished staging: it says when
+        else
+            end = clock_;
         next = std::min(next, end);
     }
     return next;

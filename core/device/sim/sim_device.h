@@ -17,6 +17,7 @@
 
 #include "core/device/calibration.h"
 #include "core/device/device.h"
+#include "core/device/sim/pageable_staging.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -75,6 +76,11 @@ class SimDevice final : public Device {
         double remaining = 0;  // bytes left to move (copies)
         double solo_rate = 0;  // bytes/ns this copy would get alone
         double rate = 0;       // bytes/ns it gets now
+        // Pageable copies: the calling thread stages the bytes for real (PageableStaging). The copy
+        // moves `slowdown` times slower than calibrated when the host's memcpy runs slower than idle,
+        // and cannot complete before the staging has.
+        bool staging = false;
+        double slowdown = 1;
     };
 
     struct SimStream {
@@ -94,7 +100,12 @@ class SimDevice final : public Device {
     TimeNs next_completion() const;  // earliest end among running ops; INT64_MAX if none
     void complete(SimStream& stream);
     bool done(const Marker& marker) const;
+    bool started(const Marker& marker) const;
     void wait_until_done(Lock& lock, const Marker& marker);
+    void wait_until_started(Lock& lock, const Marker& marker);
+    Op* running_op(const Marker& marker);
+    void stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
+                        StagingDirection direction);
     void run_device_thread();
     SimStream& stream_of(const Stream& stream);
 
