@@ -398,15 +398,9 @@ TEST_CASE("a pageable copy spends the caller's CPU staging the bytes; a pinned o
     CHECK(pageable_cpu > 10 * pinned_cpu);
 }
 
-TEST_CASE("staging reports its progress once per bounce-buffer chunk, never faster than idle") {
+TEST_CASE("staging copies every byte through the bounce buffer and says how long it took") {
     std::vector<std::byte> host(5 * PageableStaging::kChunkBytes + 123, std::byte{7});
-    int calls = 0;
-    bool at_least_idle = true;
-    PageableStaging::stage(host.data(), host.size(), StagingDirection::to_device, [&](double slowdown) {
-        ++calls;
-        at_least_idle = at_least_idle && slowdown >= 1.0;
-    });
-    CHECK(calls == 6);
-    CHECK(at_least_idle);
+    const TimeNs took = PageableStaging::stage(host.data(), host.size(), StagingDirection::to_device);
+    CHECK(took > 0);
     CHECK(PageableStaging::idle_rate() > 0);
 }

@@ -48,18 +48,12 @@ double PageableStaging::idle_rate() {
     return rate;
 }
 
-void PageableStaging::stage(std::byte* host, size_t bytes, StagingDirection direction,
-                            const std::function<void(double)>& progress) {
-    const double idle = idle_rate();
+TimeNs PageableStaging::stage(std::byte* host, size_t bytes, StagingDirection direction) {
     bounce_buffer();  // this thread's first copy allocates it: not part of the copy
     const TimeNs start = now_ns();
-    for (size_t at = 0; at < bytes; at += kChunkBytes) {
-        const size_t chunk = std::min(kChunkBytes, bytes - at);
-        copy_chunk(host + at, chunk, direction);
-        const double rate =
-            static_cast<double>(at + chunk) / static_cast<double>(std::max<TimeNs>(1, now_ns() - start));
-        progress(std::max(1.0, idle / rate));
-    }
+    for (size_t at = 0; at < bytes; at += kChunkBytes)
+        copy_chunk(host + at, std::min(kChunkBytes, bytes - at), direction);
+    return now_ns() - start;
 }
 
 }  // namespace pinscope

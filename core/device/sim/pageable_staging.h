@@ -5,10 +5,12 @@
 // with workers loading memory, the driver's memcpy slows down and so does the copy (seen on the H100
 // host: 8.0 GB/s idle, 6.1 to 7.1 GB/s with 8 to 14 workers running).
 //
-// The simulated GPU does that memcpy for real, on the calling thread, and reports how much slower it
-// runs than the same memcpy on an idle host, so the modelled transfer can slow down by as much.
+// The simulated GPU does that memcpy for real, on the calling thread, and compares its time with the
+// same memcpy on an idle host: the calibrated copy time includes the idle staging, and only what the
+// staging runs late (host contention) is added.
 #include <cstddef>
-#include <functional>
+
+#include "core/trace/clock.h"
 
 namespace pinscope {
 
@@ -22,10 +24,9 @@ class PageableStaging {
     // once per process (a few milliseconds).
     static double idle_rate();
 
-    // Copies `bytes` between `host` and a bounce buffer of this thread, a chunk at a time. After each
-    // chunk, `progress(slowdown)` says how much slower than idle the staging has run so far (>= 1).
-    static void stage(std::byte* host, size_t bytes, StagingDirection direction,
-                      const std::function<void(double slowdown)>& progress);
+    // Copies `bytes` between `host` and a bounce buffer of this thread, a chunk at a time, and returns
+    // how long it took in ns.
+    static TimeNs stage(std::byte* host, size_t bytes, StagingDirection direction);
 };
 
 }  // namespace pinscope

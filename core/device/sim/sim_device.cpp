@@ -277,15 +277,23 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
                                StagingDirection direction) {
     wait_until_started(lock, marker);
     lock.unlock();
-    PageableStaging::stage(host, bytes, direction, [&](double slowdown) {
-        std::lock_guard guard(mutex_);
-        advance_to(now_ns());
-        if (Op* op = running_op(marker)) op->slowdown = slowdown;
-    });
+    const TimeNs staged_in = PageableStaging::stage(host, bytes, direction);
     lock.lock();
     advance_to(now_ns());
-    if (Op* op = running_op(marker)) op->staging = false;
-    advance_to(clock_);  // completes it now if the transfer was already through
+    Op* op = running_op(marker);
+    if (!op) return;
+    op->staging = false;
+    // The calibrated time already holds the staging as an idle host does it. Whatever this host took
+    // beyond that (workers loading memory, a busy core) delays the copy by as much: the driver's
+    // pipeline cannot move chunks it has not staged.
+    const double late_ns =
+        static_cast<double>(staged_in) - static_cast<double>(bytes) / PageableStaging::idle_rate();
+    if (late_ns > 0) {
+        const double calibrated_ns = op->bytes / op->solo_rate;
+        const double elapsed_ns = static_cast<double>(clock_ - op->start);
+        op->remaining = std::max(0.0, calibrated_ns + late_ns - elapsed_ns) * op->solo_rate;
+    }
+    advance_to(clock_);  // completes it now if nothing is left
 }
 
 void SimDevice::advance_to(TimeNs now) {
@@ -365,8 +373,8 @@ void SimDevice::update_rates() {
         op.rate = 0;
         if (op.remaining <= 0) continue;  // all moved; a pageable copy may still be staging
         const int d = op.kind == OpKind::h2d ? 0 : 1;
-        demand[d] += op.solo_rate / op.slowdown;
-        capacity[d] = std::max(capacity[d], op.solo_rate / op.slowdown);
+        demand[d] += op.solo_rate;
+        capacity[d] = std::max(capacity[d], op.solo_rate);
         copies.push_back(&op);
     }
     if (copies.empty()) return;
@@ -378,8 +386,7 @@ void SimDevice::update_rates() {
     }
     const double bidir = calibration_.bidir_total_gbps;  // GB/s == bytes/ns
     const double shared = granted > bidir && demand[0] > 0 && demand[1] > 0 ? bidir / granted : 1.0;
-    for (Op* op : copies)
-        op->rate = op->solo_rate / op->slowdown * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
+    for (Op* op : copies) op->rate = op->solo_rate * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
 }
 
 TimeNs SimDevice::next_completion() const {

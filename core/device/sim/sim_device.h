@@ -76,11 +76,9 @@ class SimDevice final : public Device {
         double remaining = 0;  // bytes left to move (copies)
         double solo_rate = 0;  // bytes/ns this copy would get alone
         double rate = 0;       // bytes/ns it gets now
-        // Pageable copies: the calling thread stages the bytes for real (PageableStaging). The copy
-        // moves `slowdown` times slower than calibrated when the host's memcpy runs slower than idle,
-        // and cannot complete before the staging has.
+        // Pageable copies: the calling thread stages the bytes for real (PageableStaging); the copy
+        // cannot complete before that, and takes longer by as much as the staging ran late.
         bool staging = false;
-        double slowdown = 1;
     };
 
     struct SimStream {
