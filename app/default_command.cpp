@@ -27,7 +27,9 @@ int run_default_command() {
 #if PINSCOPE_GUI_BUILT  // [gui]
     return gui::run_default_app();  // [gui] without a display: says so, then the headless demo
 #endif  // [gui]
-    fmt::print(stderr, "pinscope: this build has no desktop app; running the headless demo (pinscope run with its defaults).\n");
+    fmt::print(stderr,
+               "pinscope: this build has no desktop app; running the headless demo (pinscope run with its "
+               "defaults).\n");
     return run_headless(PipelineConfig{}, HeadlessOutput{});
 }
 
