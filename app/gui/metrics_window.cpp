@@ -29,9 +29,11 @@ float sample_at(void* data, int i) {
     return static_cast<float>((*source->samples)[static_cast<size_t>(i)].*(source->field));
 }
 
-std::string value_text(Field field, double v) {
+std::string value_text(Field field, const MetricsSample& sample) {
+    const double v = sample.*field;
     if (field == &MetricsSample::samples_per_s) return format_count(v) + "/s";
-    if (field == &MetricsSample::h2d_gbps) return fmt::format("{:.1f} GB/s", v);
+    if (field == &MetricsSample::h2d_gbps)
+        return fmt::format("{:.1f} GB/s copying, {:.1f} sustained", v, sample.h2d_sustained_gbps);
     if (field == &MetricsSample::gpu_busy || field == &MetricsSample::overlap ||
         field == &MetricsSample::stall)
         return fmt::format("{:.0f}%", v * 100);
@@ -54,7 +56,8 @@ constexpr Tile kTiles[] = {
     {"samples/s", &MetricsSample::samples_per_s,
      "Samples that finished their kernel, per second (last second)."},
     {"H2D", &MetricsSample::h2d_gbps,
-     "Bytes copied host-to-device per second, against the link's practical peak."},
+     "Host-to-device bandwidth while copies run, against the link's practical peak (pinned copies reach "
+     "it, pageable ones do not), and what the pipeline sustains: bytes over the last second."},
     {"GPU busy", &MetricsSample::gpu_busy, "Share of time a kernel was running."},
     {"overlap", &MetricsSample::overlap, "Share of kernel time with a copy running at the same time."},
     {"stall", &MetricsSample::stall, "Share of time the train loop waited for data while no kernel ran."},
@@ -77,7 +80,10 @@ void draw_metrics_window(const AppState& state, Theme theme, ImVec2 pos, ImVec2 
     const std::deque<MetricsSample>& samples = state.history().samples();
     const int columns = 8;
     if (ImGui::BeginTable("tiles", columns,
-                          ImGuiTableFlags_SizingStretchSame | ImGuiTableFlags_BordersInnerV)) {
+                          ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV)) {
+        for (const Tile& tile : kTiles)  // H2D says two rates, against the link's peak: it gets room for them
+            ImGui::TableSetupColumn(tile.title, ImGuiTableColumnFlags_WidthStretch,
+                                    tile.field == &MetricsSample::h2d_gbps ? 2.f : 1.f);
         for (const Tile& tile : kTiles) {
             ImGui::TableNextColumn();
             const double peak = state.session() ? state.session()->status().device.h2d_peak_gbps : 0;
@@ -86,8 +92,8 @@ void draw_metrics_window(const AppState& state, Theme theme, ImVec2 pos, ImVec2 
             else
                 ImGui::TextColored(muted_colour(theme), "%s", tile.title);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tile.help);
-            const double now = samples.empty() ? 0 : samples.back().*(tile.field);
-            ImGui::TextUnformatted(value_text(tile.field, now).c_str());
+            ImGui::TextUnformatted(
+                value_text(tile.field, samples.empty() ? MetricsSample{} : samples.back()).c_str());
             PlotSource source{&samples, tile.field};
             const float plot_height =
                 std::max(ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y,

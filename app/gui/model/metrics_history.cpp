@@ -26,6 +26,7 @@ bool MetricsHistory::update(const TraceStore& store, int batch_size) {
     sample.time = end;
     sample.samples_per_s = latest_.samples_per_s;
     sample.h2d_gbps = latest_.h2d_gbps;
+    sample.h2d_sustained_gbps = latest_.h2d_sustained_gbps;
     sample.gpu_busy = latest_.gpu_busy;
     sample.overlap = latest_.overlap;
     sample.stall = latest_.stall;
