@@ -53,20 +53,8 @@ void check_writable(const std::filesystem::path& file, const char* option) {
                                      option, file.string(), folder.string()));
 }
 
-// The session, or a UsageError when the device asked for cannot be had (--device cuda without a GPU,
-// an unreadable --calibration file): those are bad input, not failures of the run.
-std::unique_ptr<Session> open_session(const PipelineConfig& config) {
-    try {
-        return std::make_unique<Session>(config);
-    } catch (const DeviceError& e) {
-        throw UsageError(e.what());
-    } catch (const CalibrationError& e) {
-        throw UsageError(fmt::format("--calibration: {}", e.what()));
-    }
-}
-
 int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
-    std::unique_ptr<Session> owned = open_session(config);
+    std::unique_ptr<Session> owned = opening_device([&] { return std::make_unique<Session>(config); });
     Session& session = *owned;
     const bool show_progress = output.progress && !output.json && ::isatty(STDERR_FILENO);
     if (!output.json)

@@ -22,9 +22,6 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output);
 
 Command add_run_command(CLI::App& app);
 
-// A session for `config`; a device that cannot be had is a UsageError (bad input), not a failure.
-std::unique_ptr<Session> open_session(const PipelineConfig& config);
-
 // Fails early, as bad input, when a file cannot be written where the user asked.
 void check_writable(const std::filesystem::path& file, const char* option);
 

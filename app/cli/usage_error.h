@@ -2,6 +2,10 @@
 // Exit codes of every pinscope command: 0 ok, 2 bad input (one line on stderr naming the option and
 // the fix), 1 failure at run time.
 #include <stdexcept>
+#include <string>
+
+#include "core/device/calibration.h"
+#include "core/device/device.h"
 
 namespace pinscope {
 
@@ -14,5 +18,18 @@ class UsageError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };
+
+// Runs `open` (which makes a session or an app on a device) and reports a device that cannot be had
+// (--device cuda without a GPU, an unreadable --calibration) as bad input: exit 2, not a failed run.
+template <class Open>
+auto opening_device(Open&& open) -> decltype(open()) {
+    try {
+        return open();
+    } catch (const DeviceError& e) {
+        throw UsageError(e.what());
+    } catch (const CalibrationError& e) {
+        throw UsageError(std::string("--calibration: ") + e.what());
+    }
+}
 
 }  // namespace pinscope

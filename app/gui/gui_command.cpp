@@ -35,13 +35,7 @@ std::unique_ptr<AppState> make_state(const PipelineConfig& config, const GuiOpti
         shape.spans = options.synthetic_spans;
         return std::make_unique<AppState>(make_synthetic_trace(shape));
     }
-    try {
-        return std::make_unique<AppState>(config);
-    } catch (const DeviceError& e) {
-        throw UsageError(e.what());
-    } catch (const CalibrationError& e) {
-        throw UsageError(fmt::format("--calibration: {}", e.what()));
-    }
+    return opening_device([&] { return std::make_unique<AppState>(config); });
 }
 
 }  // namespace
