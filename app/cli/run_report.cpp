@@ -61,7 +61,7 @@ void print_report(std::ostream& out, const RunReport& r) {
         fmt::print(out, "  {:<22} {}\n", name, value);
     };
 
-    fmt::print(out, "\npinscope run: {} ({})\n", r.status.device.name, r.status.device_why);
+    fmt::print(out, "\npinscope run on {}\n", r.status.device.name);  // why: said on stderr as the run began
     fmt::print(out, "config\n");
     row("num_workers", fmt::format("{}", c.num_workers));
     row("prefetch_factor",
