@@ -220,7 +220,7 @@ TEST_CASE("a config survives a JSON round trip") {
     CHECK(config_from_json(config_to_json(unset)) == unset);
 }
 
-TEST_CASE("a config file may hold a subset of keys; the rest keep their values") {
+TEST_CASE("a config file may hold a subset of keys - the rest keep their values") {
     PipelineConfig base;
     base.batch_size = 32;
     PipelineConfig c = config_from_json(nlohmann::json::parse(R"({"num_workers": 5})"), base);

@@ -189,7 +189,7 @@ TEST_CASE("without CUPTI, CUDA events time the GPU spans and they keep their bat
     }
 }
 
-TEST_CASE("CUPTI records one device at a time; a second one says why it uses CUDA events") {
+TEST_CASE("CUPTI records one device at a time - a second one says why it uses CUDA events") {
     SKIP_WITHOUT_GPU();
     GpuBench first;
     if (!cuda_trace_report(*first.device)->cupti) return;

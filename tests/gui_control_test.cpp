@@ -131,7 +131,7 @@ TEST_CASE("1,000 slider changes in a row: no crash, no leaked buffer, no leaked 
     CHECK(live_pipeline_threads() == threads_before);
 }
 
-TEST_CASE("a worker's error shows in the status; fixing the knob starts a new run") {
+TEST_CASE("a worker's error shows in the status - fixing the knob starts a new run") {
     PipelineConfig config = on_sim(PipelineConfig{});
     config.sample_shape.dims = {3, 16, 16};
     config.fail_at_sample = 100;

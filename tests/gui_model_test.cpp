@@ -108,7 +108,7 @@ TEST_CASE("culling keeps only spans that touch the view, including one that star
     CHECK(mapping.clamp_x(1e12) <= 364.f);
 }
 
-TEST_CASE("wheel zoom keeps the time under the cursor; a following view keeps its right edge live") {
+TEST_CASE("wheel zoom keeps the time under the cursor - a following view keeps its right edge live") {
     TimelineViewport view;
     view.set_following(false);
     view.show({1'000, 1'000 + kNsPerS});
@@ -127,7 +127,7 @@ TEST_CASE("wheel zoom keeps the time under the cursor; a following view keeps it
     CHECK(live.range().length() == 2 * TimelineViewport::kDefaultLength);
 }
 
-TEST_CASE("panning pauses following; zoom is bounded; a selection is ordered and zooms to exactly itself") {
+TEST_CASE("panning pauses following - zoom is bounded - a selection is ordered and zooms to exactly itself") {
     TimelineViewport view;
     view.update(10 * kNsPerS);
     view.pan(0.5);
@@ -310,7 +310,7 @@ TEST_CASE("the file browser lists folders first and says why a file cannot be wr
     std::filesystem::remove_all(folder);
 }
 
-TEST_CASE("frame statistics use nearest-rank percentiles; units read as people write them") {
+TEST_CASE("frame statistics use nearest-rank percentiles - units read as people write them") {
     FrameStats stats;
     CHECK(stats.percentile(99) == 0);
     for (TimeNs t = 1; t <= 100; ++t) stats.add(t);

@@ -155,7 +155,7 @@ TEST_CASE("chunks split each batch over the streams, on every stream in issue or
 }
 
 TEST_CASE(
-    "issue order: per chunk interleaves H2D and kernels on a stream; copies-first does all copies first") {
+    "issue order: per chunk interleaves H2D and kernels on a stream - copies-first does all copies first") {
     for (IssueOrder order : {IssueOrder::per_chunk, IssueOrder::copies_first}) {
         CAPTURE(to_string(order));
         PipelineConfig config = tiny(1);

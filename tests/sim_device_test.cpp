@@ -202,7 +202,7 @@ TEST_CASE("an event never recorded counts as complete, as in CUDA") {
     CHECK(bench.spans(SpanKind::kernel).size() == 1);
 }
 
-TEST_CASE("with one copy engine, an H2D and a D2H never overlap; with three they do") {
+TEST_CASE("with one copy engine, an H2D and a D2H never overlap - with three they do") {
     for (int engines : {1, 3}) {
         CAPTURE(engines);
         Calibration cal = builtin_calibration();
@@ -268,7 +268,7 @@ TEST_CASE("two H2D copies on two streams share one direction of the link") {
           doctest::Approx(builtin_calibration().h2d_pinned.gbps(64.0 * MiB)).epsilon(0.05));
 }
 
-TEST_CASE("a non_blocking copy from pinned memory returns at once; from pageable it holds the caller") {
+TEST_CASE("a non_blocking copy from pinned memory returns at once - from pageable it holds the caller") {
     Bench bench(slow_link());  // 1 MiB takes about a second
     Stream stream = bench.device.create_stream(0);
     DeviceBuffer dev = bench.device.allocate_device(MiB);
@@ -374,7 +374,7 @@ TimeNs thread_cpu_ns() {
 }
 }  // namespace
 
-TEST_CASE("a pageable copy spends the caller's CPU staging the bytes; a pinned one does not") {
+TEST_CASE("a pageable copy spends the caller's CPU staging the bytes - a pinned one does not") {
     Bench bench;
     Stream stream = bench.device.create_stream(0);
     DeviceBuffer dst = bench.device.allocate_device(64 * MiB);
