@@ -11,6 +11,8 @@
 #
 #   tools/gpu_check.sh            everything (about 7 minutes on an H100 host with 16 cores)
 #   tools/gpu_check.sh quick      build, tests, info, probe and one run per workload
+#   tools/gpu_check.sh sim COMPARE.json   build, probe, and the simulation check alone, for the settings
+#                                 that an earlier full run's compare file names
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-all}
@@ -51,6 +53,13 @@ say "== pinscope info"
 
 say "== pinscope probe"
 "$BIN" probe --output "$OUT/probe.json" 2>&1 | tee -a "$REPORT"
+
+if [ "$MODE" = sim ]; then
+    say "== simulation check (settings from ${2:?the compare.json of an earlier full run})"
+    python3 tools/gpu_checks.py --pinscope "$BIN" --probe "$OUT/probe.json" --compare "$2" --only simulation \
+        --out "$OUT/checks.json" 2>&1 | tee -a "$REPORT"
+    exit 0
+fi
 
 if [ "$MODE" = quick ]; then
     say "== one run per workload (direct pinning, 8 workers)"
