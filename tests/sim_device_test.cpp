@@ -398,9 +398,8 @@ TEST_CASE("a pageable copy spends the caller's CPU staging the bytes - a pinned 
     CHECK(pageable_cpu > 10 * pinned_cpu);
 }
 
-TEST_CASE("staging copies every byte through the bounce buffer and says how long it took") {
+TEST_CASE("staging to the host writes every byte of the destination, from the bounce buffer") {
     std::vector<std::byte> host(5 * PageableStaging::kChunkBytes + 123, std::byte{7});
-    const TimeNs took = PageableStaging::stage(host.data(), host.size(), StagingDirection::to_device);
-    CHECK(took > 0);
-    CHECK(PageableStaging::idle_rate() > 0);
+    PageableStaging::stage(host.data(), host.size(), StagingDirection::to_host);
+    CHECK(std::count(host.begin(), host.end(), std::byte{7}) == 0);  // every byte came from the bounce buffer, which never held a 7
 }

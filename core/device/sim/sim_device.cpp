@@ -40,7 +40,6 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration)
     info_.h2d_peak_gbps = calibration_.h2d_pinned.gbps(256.0 * 1024 * 1024);
     info_.d2h_peak_gbps = calibration_.d2h_pinned.gbps(256.0 * 1024 * 1024);
     info_.memory_bytes = 80LL << 30;
-    PageableStaging::idle_rate();  // measured now, not inside the first pageable copy it would slow
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
 }
@@ -194,6 +193,7 @@ void SimDevice::record(Event& event, Stream& stream) {
 }
 
 void SimDevice::wait(Stream& stream, const Event& event) {
+    spend_host_call(calibration_.host_call_us);
     Op op;
     op.kind = OpKind::wait;
     Lock lock(mutex_);
@@ -202,6 +202,7 @@ void SimDevice::wait(Stream& stream, const Event& event) {
 }
 
 bool SimDevice::ready(const Event& event) {
+    spend_host_call(calibration_.host_call_us);  // cudaEventQuery is a driver call too
     std::lock_guard lock(mutex_);
     advance_to(now_ns());
     return done(events_.at(event.handle()));
@@ -277,23 +278,13 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
                                StagingDirection direction) {
     wait_until_started(lock, marker);
     lock.unlock();
-    const TimeNs staged_in = PageableStaging::stage(host, bytes, direction);
+    PageableStaging::stage(host, bytes, direction);
     lock.lock();
     advance_to(now_ns());
-    Op* op = running_op(marker);
-    if (!op) return;
-    op->staging = false;
-    // The calibrated time already holds the staging as an idle host does it. Whatever this host took
-    // beyond that (workers loading memory, a busy core) delays the copy by as much: the driver's
-    // pipeline cannot move chunks it has not staged.
-    const double late_ns =
-        static_cast<double>(staged_in) - static_cast<double>(bytes) / PageableStaging::idle_rate();
-    if (late_ns > 0) {
-        const double calibrated_ns = op->bytes / op->solo_rate;
-        const double elapsed_ns = static_cast<double>(clock_ - op->start);
-        op->remaining = std::max(0.0, calibrated_ns + late_ns - elapsed_ns) * op->solo_rate;
-    }
-    advance_to(clock_);  // completes it now if nothing is left
+    // The copy completes at the later of its calibrated transfer and this host's staging: a host too
+    // busy to stage at the calibrated rate holds the copy back, as the driver's would.
+    if (Op* op = running_op(marker)) op->staging = false;
+    advance_to(clock_);  // completes it now if the transfer was already through
 }
 
 void SimDevice::advance_to(TimeNs now) {

@@ -77,7 +77,7 @@ class SimDevice final : public Device {
         double solo_rate = 0;  // bytes/ns this copy would get alone
         double rate = 0;       // bytes/ns it gets now
         // Pageable copies: the calling thread stages the bytes for real (PageableStaging); the copy
-        // cannot complete before that, and takes longer by as much as the staging ran late.
+        // cannot complete before that.
         bool staging = false;
     };
 
