@@ -65,6 +65,23 @@ Calibration slow_link() {
     return calibration_from_json(json, "test");
 }
 
+// Two streams whose work starts at one model instant (see Gate), and buffers for copies between them.
+struct GatedPair {
+    Stream a, b;
+    DeviceBuffer dev;
+    HostBuffer host;
+    Gate gate;
+    GatedPair(Device& device, size_t bytes)
+        : a(device.create_stream(0)),
+          b(device.create_stream(1)),
+          dev(device.allocate_device(bytes)),
+          host(device.allocate_host(bytes, HostMemory::pinned)),
+          gate(device) {
+        device.wait(a, gate.open);
+        device.wait(b, gate.open);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("a lone copy takes the calibrated time for its size, direction and memory") {
@@ -208,14 +225,9 @@ TEST_CASE("with one copy engine, an H2D and a D2H never overlap - with three the
         Calibration cal = builtin_calibration();
         cal.copy_engines = engines;
         Bench bench(cal);
-        Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
-        DeviceBuffer dev = bench.device.allocate_device(64 * MiB);
-        HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
-        Gate gate(bench.device);
-        bench.device.wait(a, gate.open);
-        bench.device.wait(b, gate.open);
-        bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, a, true, 1);
-        bench.device.copy_to_host(host, 0, dev, 0, 64 * MiB, b, true, 2);
+        GatedPair pair(bench.device, 64 * MiB);
+        bench.device.copy_to_device(pair.dev, 0, pair.host, 0, 64 * MiB, pair.a, true, 1);
+        bench.device.copy_to_host(pair.host, 0, pair.dev, 0, 64 * MiB, pair.b, true, 2);
         bench.device.synchronize();
         auto h2d = bench.spans(SpanKind::h2d);
         auto d2h = bench.spans(SpanKind::d2h);
@@ -227,14 +239,9 @@ TEST_CASE("with one copy engine, an H2D and a D2H never overlap - with three the
 
 TEST_CASE("both directions at once share the link: about 75 GB/s in total, not 110") {
     Bench bench;
-    Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
-    DeviceBuffer dev = bench.device.allocate_device(256 * MiB);
-    HostBuffer host = bench.device.allocate_host(256 * MiB, HostMemory::pinned);
-    Gate gate(bench.device);
-    bench.device.wait(a, gate.open);
-    bench.device.wait(b, gate.open);
-    bench.device.copy_to_device(dev, 0, host, 0, 256 * MiB, a, true, 1);
-    bench.device.copy_to_host(host, 0, dev, 0, 256 * MiB, b, true, 2);
+    GatedPair pair(bench.device, 256 * MiB);
+    bench.device.copy_to_device(pair.dev, 0, pair.host, 0, 256 * MiB, pair.a, true, 1);
+    bench.device.copy_to_host(pair.host, 0, pair.dev, 0, 256 * MiB, pair.b, true, 2);
     bench.device.synchronize();
     auto h2d = bench.spans(SpanKind::h2d);
     auto d2h = bench.spans(SpanKind::d2h);
@@ -252,14 +259,9 @@ TEST_CASE("both directions at once share the link: about 75 GB/s in total, not 1
 
 TEST_CASE("two H2D copies on two streams share one direction of the link") {
     Bench bench;
-    Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
-    DeviceBuffer dev = bench.device.allocate_device(64 * MiB);
-    HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
-    Gate gate(bench.device);
-    bench.device.wait(a, gate.open);
-    bench.device.wait(b, gate.open);
-    bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, a, true, 1);
-    bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, b, true, 2);
+    GatedPair pair(bench.device, 64 * MiB);
+    bench.device.copy_to_device(pair.dev, 0, pair.host, 0, 64 * MiB, pair.a, true, 1);
+    bench.device.copy_to_device(pair.dev, 0, pair.host, 0, 64 * MiB, pair.b, true, 2);
     bench.device.synchronize();
     auto h2d = bench.spans(SpanKind::h2d);
     REQUIRE(h2d.size() == 2);
@@ -401,5 +403,6 @@ TEST_CASE("a pageable copy spends the caller's CPU staging the bytes - a pinned 
 TEST_CASE("staging to the host writes every byte of the destination, from the bounce buffer") {
     std::vector<std::byte> host(5 * PageableStaging::kChunkBytes + 123, std::byte{7});
     PageableStaging::stage(host.data(), host.size(), StagingDirection::to_host);
-    CHECK(std::count(host.begin(), host.end(), std::byte{7}) == 0);  // every byte came from the bounce buffer, which never held a 7
+    CHECK(std::count(host.begin(), host.end(), std::byte{7}) ==
+          0);  // every byte came from the bounce buffer, which never held a 7
 }
