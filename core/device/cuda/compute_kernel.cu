@@ -40,9 +40,18 @@ __device__ uint32_t block_sum(uint32_t value) {
     return total;
 }
 
+__device__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// `window` (calibration only, else null) receives the first block's start and the last block's end
+// on the GPU's global timer: the kernel's own duration, without the launch around it.
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     batch_kernel(const uint8_t* input, size_t input_bytes, uint8_t* output, size_t output_bytes,
-                 long long spin_cycles, uint32_t batch, uint32_t* checksum) {
+                 long long spin_cycles, uint32_t batch, uint32_t* checksum, unsigned long long* window) {
+    if (window && threadIdx.x == 0) atomicMin(&window[0], global_ns());
     const long long start = clock64();
     const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const size_t threads = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -53,17 +62,25 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     const uint32_t total = block_sum(acc);
     if (threadIdx.x == 0) atomicAdd(checksum, total);
     for (size_t i = tid; i < output_bytes; i += threads) output[i] = static_cast<uint8_t>(i * 131u + batch);
+    if (window) {
+        __syncthreads();
+        if (threadIdx.x == 0) atomicMax(&window[1], global_ns());
+    }
 }
 
-cudaError_t launch(const BatchKernelArgs& a, long long cycles, int blocks, cudaStream_t stream) {
+cudaError_t launch(const BatchKernelArgs& a, long long cycles, int blocks, cudaStream_t stream,
+                   unsigned long long* window = nullptr) {
     batch_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint8_t*>(a.input), a.input_bytes,
                                                   static_cast<uint8_t*>(a.output), a.output_bytes, cycles,
-                                                  static_cast<uint32_t>(a.batch), a.checksum);
+                                                  static_cast<uint32_t>(a.batch), a.checksum, window);
     return cudaGetLastError();
 }
 
-// Median duration in microseconds of `repeats` launches spinning for `cycles`.
+// Median time in microseconds per launch of `repeats` timings of kBackToBack launches spinning for
+// `cycles`, queued between one pair of events. The gaps between launches are counted too, so only the
+// difference of two such timings is used: it gives the clock rate.
 double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t stream, int repeats) {
+    constexpr int kBackToBack = 16;
     cudaEvent_t begin, end;
     if (cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess)
         throw std::runtime_error("cudaEventCreate failed while calibrating the compute kernel");
@@ -73,12 +90,13 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
     cudaError_t status = cudaSuccess;
     for (int r = 0; r < repeats && status == cudaSuccess; ++r) {
         cudaEventRecord(begin, stream);
-        status = launch(args, cycles, blocks, stream);
+        for (int k = 0; k < kBackToBack && status == cudaSuccess; ++k)
+            status = launch(args, cycles, blocks, stream);
         cudaEventRecord(end, stream);
         if (status == cudaSuccess) status = cudaEventSynchronize(end);
         float ms = 0;
         if (status == cudaSuccess) status = cudaEventElapsedTime(&ms, begin, end);
-        us.push_back(ms * 1000.0);
+        us.push_back(ms * 1000.0 / kBackToBack);
     }
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
@@ -89,16 +107,44 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
     return us[us.size() / 2];
 }
 
+// Median duration in microseconds of a kernel that spins for no cycle, from the GPU's global timer
+// read inside it (first block's start to last block's end). Events around one launch would add their
+// own cost, several microseconds: a 10 us kernel then ran 4 us on an H100.
+double time_fixed_in_kernel(int blocks, uint32_t* checksum, cudaStream_t stream, int repeats) {
+    unsigned long long* window = nullptr;
+    if (cudaMalloc(&window, 2 * sizeof(unsigned long long)) != cudaSuccess)
+        throw std::runtime_error("cudaMalloc failed while calibrating the compute kernel");
+    BatchKernelArgs args;
+    args.checksum = checksum;
+    std::vector<double> us;
+    cudaError_t status = cudaSuccess;
+    for (int r = 0; r < repeats && status == cudaSuccess; ++r) {
+        unsigned long long host[2] = {~0ull, 0};
+        status = cudaMemcpyAsync(window, host, sizeof(host), cudaMemcpyHostToDevice, stream);
+        if (status == cudaSuccess) status = launch(args, 0, blocks, stream, window);
+        if (status == cudaSuccess)
+            status = cudaMemcpyAsync(host, window, sizeof(host), cudaMemcpyDeviceToHost, stream);
+        if (status == cudaSuccess) status = cudaStreamSynchronize(stream);
+        if (status == cudaSuccess && host[1] >= host[0]) us.push_back(static_cast<double>(host[1] - host[0]) * 1e-3);
+    }
+    cudaFree(window);
+    if (status != cudaSuccess || us.empty())
+        throw std::runtime_error(std::string("calibrating the compute kernel: ") +
+                                 (status != cudaSuccess ? cudaGetErrorString(status) : "no timing came back"));
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+}
+
 }  // namespace
 
 KernelTiming calibrate_batch_kernel(cudaStream_t stream, int sm_count, uint32_t* checksum) {
     KernelTiming timing;
     timing.blocks = std::max(1, sm_count) * kBlocksPerSm;
-    constexpr long long kLong = 2'000'000;                 // about 1 ms at Hopper's clocks
+    constexpr long long kLong = 400'000;                   // about 200 us at Hopper's clocks
     time_spin(kLong, timing.blocks, checksum, stream, 3);  // warm up: clocks ramp, the module loads
     const double short_us = time_spin(0, timing.blocks, checksum, stream, 9);
     const double long_us = time_spin(kLong, timing.blocks, checksum, stream, 5);
-    timing.fixed_us = short_us;
+    timing.fixed_us = time_fixed_in_kernel(timing.blocks, checksum, stream, 9);
     timing.cycles_per_us = static_cast<double>(kLong) / std::max(1.0, long_us - short_us);
     return timing;
 }

@@ -5,7 +5,8 @@
 // another, as the simulated GPU's single compute engine does.
 //
 // Its duration comes from a calibration made once per device: a spin of a known number of SM clock
-// cycles is timed with CUDA events, at two lengths, which gives the clock rate and the fixed cost.
+// cycles is timed with CUDA events at two lengths, which gives the clock rate, and a kernel that does
+// not spin times itself on the GPU's global timer, which gives the fixed cost.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -15,7 +16,7 @@ namespace pinscope::cuda {
 
 struct KernelTiming {
     double cycles_per_us = 0;  // SM clock cycles per microsecond while the kernel spins
-    double fixed_us = 0;       // duration of a kernel that spins for no cycle (launch and ramp)
+    double fixed_us = 0;       // duration of a kernel that spins for no cycle (reads, reduction, writes)
     int blocks = 0;            // grid size: two blocks per SM
 };
 
