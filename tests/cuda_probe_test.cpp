@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device/copy_probe.h"
+#include "core/device/device_call_cost.h"
 #include "core/device/device_factory.h"
 #include "core/device/gpu_inventory.h"
 #include "core/device/sim/sim_device.h"
@@ -62,6 +63,9 @@ TEST_CASE("the simulated GPU charges the caller host_call_us for every copy, lau
     r.host_call_us = 500;
     Trace trace;
     SimDevice device(trace, calibration_from_json(calibration_json(r), "probe"));
+    // Its own bookkeeping is part of a call's cost: it spins for the rest.
+    CHECK(device.call_charge_us() <= 500);
+    CHECK(device.call_charge_us() >= 0);
     Stream stream = device.create_stream(0);
     Event event = device.create_event();
     KernelWork work;
@@ -69,8 +73,22 @@ TEST_CASE("the simulated GPU charges the caller host_call_us for every copy, lau
     for (int i = 0; i < 5; ++i) device.launch_kernel(work, stream);
     device.record(event, stream);
     // A lower bound only: the calls spin for at least that long, however busy the machine is.
-    CHECK(now_ns() - start >= 6 * 500 * kNsPerUs);
+    CHECK(now_ns() - start >= static_cast<TimeNs>(6 * device.call_charge_us() * kNsPerUs));
     device.synchronize();
+}
+
+TEST_CASE("the device call cost measured on the simulated GPU gives back the host_call_us it charges") {
+    CopyProbeResult r = made_up_result();
+    r.host_call_us = 50;
+    Trace trace;
+    SimDevice device(trace, calibration_from_json(calibration_json(r), "probe"));
+    const double us = time_device_call_us(device, /*batches=*/40, /*rounds=*/3);
+    CHECK(us >= device.call_charge_us());  // every call spins that long; the time is divided by the calls made
+    const DeviceResources left = device.resources();  // and it gives back all it took
+    CHECK(left.host_buffers == 0);
+    CHECK(left.device_buffers == 0);
+    CHECK(left.streams == 0);
+    CHECK(left.events == 0);
 }
 
 TEST_CASE("a PCIe link prints its generation and width, and says when it runs slower now") {
@@ -89,6 +107,7 @@ TEST_CASE("the probe measures this GPU and its file loads into the simulated GPU
     CHECK(r.copies.size() == 16);
     CHECK(r.copy_engines >= 1);
     for (const CopyMeasurement& m : r.copies) CHECK(m.gbps > 0);
+    CHECK(r.host_call_us > 0);
     // Larger pinned copies amortise the fixed cost: 256 MiB moves faster than 1 MiB.
     CHECK(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256) >
           r.gbps(CopyDirection::h2d, HostMemory::pinned, 1));

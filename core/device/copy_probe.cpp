@@ -59,11 +59,11 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "copy_latency_us: fixed cost of one copy, from the 1 MiB and 16 MiB pinned H2D figures",
         "pageable_copy_latency_us: a 4 KiB pageable copy from the call to the end of a stream sync, both "
         "directions' median averaged: what a blocking pageable copy costs the caller beyond its bytes",
-        "host_call_us: the calling thread's time for one asynchronous cudaMemcpyAsync of 4 KiB from pinned "
-        "memory",
-        "copies read (and write) a different part of a 256 MiB buffer each time, so no copy finds its data "
-        "in "
-        "the CPU's caches, as a freshly collated batch would not",
+        "host_call_us: the calling thread's time per device call as the train loop makes them (event query, "
+        "4 KiB pinned copy in, kernel launch, copy out, event record), through pinscope's CUDA device with "
+        "CUPTI on",
+        "copies read (and write) a different part of a 256 MiB buffer each time; a pageable source is first "
+        "written by another thread, as a worker collates a batch just before the train loop copies it",
         "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister"};
     return j;
 }

@@ -29,6 +29,8 @@ class SimDevice final : public Device {
 
     const DeviceInfo& info() const override { return info_; }
     const Calibration& calibration() const { return calibration_; }
+    // What each call spins for: the calibration's host_call_us less the model's own cost per call.
+    double call_charge_us() const { return call_charge_us_; }
 
     void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
                         size_t bytes, Stream& stream, bool non_blocking, int64_t batch) override;
@@ -101,6 +103,8 @@ class SimDevice final : public Device {
     bool started(const Marker& marker) const;
     void wait_until_done(Lock& lock, const Marker& marker);
     void wait_until_started(Lock& lock, const Marker& marker);
+    void wait_until_last_chunk_staged(Lock& lock, const Marker& marker, double tail_bytes);
+    double last_chunk_tail_bytes(double bytes) const;
     Op* running_op(const Marker& marker);
     void stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                         StagingDirection direction);
@@ -108,6 +112,7 @@ class SimDevice final : public Device {
     SimStream& stream_of(const Stream& stream);
 
     Calibration calibration_;
+    double call_charge_us_ = 0;  // spent per call: host_call_us less the model's own cost per call
     DeviceInfo info_;
     Trace& trace_;
 
