@@ -9,7 +9,7 @@
 # machine lacks (nlohmann-json3-dev libcli11-dev libfmt-dev libfmt9 doctest-dev) may be put in .debs/
 # as .deb files (`apt-get download ...` on a Debian machine): they are unpacked into .prefix/.
 #
-#   tools/gpu_check.sh            everything (about 7 minutes on an H100 host with 16 cores)
+#   tools/gpu_check.sh            everything (about 9 minutes on an H100 host with 16 cores)
 #   tools/gpu_check.sh quick      build, tests, info, probe and one run per workload
 #   tools/gpu_check.sh sim COMPARE.json   build, probe, and the simulation check alone, for the settings
 #                                 that an earlier full run's compare file names
