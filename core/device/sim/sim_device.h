@@ -101,6 +101,7 @@ class SimDevice final : public Device {
     void complete(SimStream& stream);
     bool done(const Marker& marker) const;
     bool started(const Marker& marker) const;
+    void sleep_until_model(Lock& lock, TimeNs wake);
     void wait_until_done(Lock& lock, const Marker& marker);
     void wait_until_started(Lock& lock, const Marker& marker);
     void wait_until_last_chunk_staged(Lock& lock, const Marker& marker, double tail_bytes);
