@@ -1,8 +1,8 @@
 #include "core/device/device_call_cost.h"
 
-#include <algorithm>
 #include <vector>
 
+#include "core/device/median.h"
 #include "core/trace/clock.h"
 
 namespace pinscope {
@@ -45,8 +45,7 @@ double time_device_call_us(Device& device, int batches, int rounds) {
         if (r > 0) per_call_us.push_back(static_cast<double>(elapsed) * 1e-3 / (batches * kCallsPerBatch));
     }
     device.synchronize();
-    std::sort(per_call_us.begin(), per_call_us.end());
-    return per_call_us[per_call_us.size() / 2];
+    return median(per_call_us);
 }
 
 }  // namespace pinscope

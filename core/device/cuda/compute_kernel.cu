@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "core/device/median.h"
 
 namespace pinscope::cuda {
 namespace {
@@ -76,6 +79,10 @@ cudaError_t launch(const BatchKernelArgs& a, long long cycles, int blocks, cudaS
     return cudaGetLastError();
 }
 
+[[noreturn]] void calibration_failed(const std::string& why) {
+    throw std::runtime_error("calibrating the compute kernel: " + why);
+}
+
 // Median time in microseconds per launch of `repeats` timings of kBackToBack launches spinning for
 // `cycles`, queued between one pair of events. The gaps between launches are counted too, so only the
 // difference of two such timings is used: it gives the clock rate.
@@ -83,7 +90,7 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
     constexpr int kBackToBack = 16;
     cudaEvent_t begin, end;
     if (cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess)
-        throw std::runtime_error("cudaEventCreate failed while calibrating the compute kernel");
+        calibration_failed("cudaEventCreate failed");
     BatchKernelArgs args;
     args.checksum = checksum;
     std::vector<double> us;
@@ -100,11 +107,8 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
     }
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
-    if (status != cudaSuccess)
-        throw std::runtime_error(std::string("calibrating the compute kernel: ") +
-                                 cudaGetErrorString(status));
-    std::sort(us.begin(), us.end());
-    return us[us.size() / 2];
+    if (status != cudaSuccess) calibration_failed(cudaGetErrorString(status));
+    return median(us);
 }
 
 // Median duration in microseconds of a kernel that spins for no cycle, from the GPU's global timer
@@ -113,7 +117,7 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
 double time_fixed_in_kernel(int blocks, uint32_t* checksum, cudaStream_t stream, int repeats) {
     unsigned long long* window = nullptr;
     if (cudaMalloc(&window, 2 * sizeof(unsigned long long)) != cudaSuccess)
-        throw std::runtime_error("cudaMalloc failed while calibrating the compute kernel");
+        calibration_failed("cudaMalloc failed");
     BatchKernelArgs args;
     args.checksum = checksum;
     std::vector<double> us;
@@ -128,11 +132,9 @@ double time_fixed_in_kernel(int blocks, uint32_t* checksum, cudaStream_t stream,
         if (status == cudaSuccess && host[1] >= host[0]) us.push_back(static_cast<double>(host[1] - host[0]) * 1e-3);
     }
     cudaFree(window);
-    if (status != cudaSuccess || us.empty())
-        throw std::runtime_error(std::string("calibrating the compute kernel: ") +
-                                 (status != cudaSuccess ? cudaGetErrorString(status) : "no timing came back"));
-    std::sort(us.begin(), us.end());
-    return us[us.size() / 2];
+    if (status != cudaSuccess) calibration_failed(cudaGetErrorString(status));
+    if (us.empty()) calibration_failed("no timing came back");
+    return median(us);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "core/device/cuda/pinned_memory.h"
 #include "core/device/device.h"
 #include "core/device/device_call_cost.h"
+#include "core/device/median.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -65,11 +66,6 @@ struct EventOwner {
     EventOwner() { check(cudaEventCreate(&event), "cudaEventCreate"); }
     ~EventOwner() { cuda::check_quietly(cudaEventDestroy(event), "cudaEventDestroy"); }
 };
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
 
 double elapsed_s(cudaEvent_t from, cudaEvent_t to) {
     float ms = 0;
