@@ -82,17 +82,29 @@ struct GatedPair {
     }
 };
 
+// One stream, a device buffer, and a pinned and a pageable source of the same size; the pageable one
+// written, as a batch is before it is copied (its pages are then resident, as a collated batch's are).
+struct PinnedAndPageable {
+    Stream stream;
+    DeviceBuffer dst;
+    HostBuffer pinned, pageable;
+    PinnedAndPageable(Device& device, size_t bytes)
+        : stream(device.create_stream(0)),
+          dst(device.allocate_device(bytes)),
+          pinned(device.allocate_host(bytes, HostMemory::pinned)),
+          pageable(device.allocate_host(bytes, HostMemory::pageable)) {
+        std::memset(pageable.data(), 1, bytes);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("a lone copy takes the calibrated time for its size, direction and memory") {
     // Pinned: exactly the calibrated time. Pageable: the host stages it for real, so it takes at least
     // the calibrated time, and longer when this host's memcpy runs slower than when idle.
     Bench bench;
-    Stream stream = bench.device.create_stream(0);
-    DeviceBuffer dst = bench.device.allocate_device(64 * MiB);
-    HostBuffer pinned = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
-    HostBuffer pageable = bench.device.allocate_host(64 * MiB, HostMemory::pageable);
-    std::memset(pageable.data(), 1, 64 * MiB);  // a batch is written before it is copied
+    PinnedAndPageable b(bench.device, 64 * MiB);
+    auto& [stream, dst, pinned, pageable] = b;
     bench.device.copy_to_device(dst, 0, pinned, 0, 64 * MiB, stream, true, 1);
     bench.device.copy_to_device(dst, 0, pageable, 0, 64 * MiB, stream, true, 2);
     bench.device.synchronize();
@@ -398,11 +410,8 @@ TimeNs thread_cpu_ns() {
 
 TEST_CASE("a pageable copy spends the caller's CPU staging the bytes - a pinned one does not") {
     Bench bench;
-    Stream stream = bench.device.create_stream(0);
-    DeviceBuffer dst = bench.device.allocate_device(64 * MiB);
-    HostBuffer pinned = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
-    HostBuffer pageable = bench.device.allocate_host(64 * MiB, HostMemory::pageable);
-    std::memset(pageable.data(), 1, 64 * MiB);
+    PinnedAndPageable b(bench.device, 64 * MiB);
+    auto& [stream, dst, pinned, pageable] = b;
 
     TimeNs before = thread_cpu_ns();
     bench.device.copy_to_device(dst, 0, pinned, 0, 64 * MiB, stream, /*non_blocking=*/true, 1);
