@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/bench_command.h"
+#include "app/cli/help_formatter.h"
 #include "app/cli/info_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
         "pinscope: a lab for how training data travels from host memory to a GPU.\n"
         "With no command it opens the desktop app (or, without a display, runs the headless demo).",
         "pinscope"};
+    app.formatter(std::make_shared<HelpFormatter>());  // before the commands: they take it from here
     app.set_version_flag("--version", PINSCOPE_VERSION);
     app.require_subcommand(0, 1);
     std::vector<Command> commands = {add_run_command(app), add_bench_command(app), add_info_command(app)};

@@ -14,6 +14,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/cli_words.h"
+#include "knob_values.h"
+
+using namespace pinscope;
+using namespace pinscope::testing;
+
 namespace {
 
 struct Result {
@@ -30,7 +36,7 @@ std::string slurp(const std::filesystem::path& path) {
 
 // Runs pinscope with `args` (a shell word list) and captures its output. ctest runs test cases as
 // parallel processes, so each run gets files of its own.
-Result pinscope(const std::string& args) {
+Result run_pinscope(const std::string& args) {
     static int runs = 0;
     const auto dir = std::filesystem::temp_directory_path();
     const std::string stem = "pinscope_cli_" + std::to_string(::getpid()) + "_" + std::to_string(runs++);
@@ -61,7 +67,7 @@ TEST_CASE("bad input exits 2 with one line naming the option and the fix") {
     std::ofstream(temp_path("pinscope_malformed.json")) << "{\"num_workers\": 2,, }";
     const std::map<std::string, std::string> cases = {
         {"--num-workers -1",
-         "--num-workers -1: num_workers option should be non-negative; use num_workers=0"},
+         "--num-workers -1: num_workers option should be non-negative; use --num-workers 0"},
         {"--num-workers 0 --prefetch-factor 2",
          "--prefetch-factor 2: prefetch_factor option could only be specified"},
         {"--batch-size 0", "--batch-size 0: batch_size should be a positive integer value"},
@@ -75,7 +81,7 @@ TEST_CASE("bad input exits 2 with one line naming the option and the fix") {
     };
     for (const auto& [args, expected] : cases) {
         CAPTURE(args);
-        const Result r = pinscope("run --device sim --seconds 1 " + args);
+        const Result r = run_pinscope("run --device sim --seconds 1 " + args);
         CAPTURE(r.err);
         CHECK(r.exit_code == 2);
         CHECK(lines(r.err) == 1);
@@ -84,25 +90,59 @@ TEST_CASE("bad input exits 2 with one line naming the option and the fix") {
     }
 }
 
-TEST_CASE("--help lists every option with its default") {
-    const Result r = pinscope("run --help");
+TEST_CASE("--help lists a flag for every knob, with its help text") {
+    const Result r = run_pinscope("run --help");
     CHECK(r.exit_code == 0);
-    for (const char* flag :
-         {"--num-workers",  "--prefetch-factor", "--pin-memory",  "--no-pin-memory", "--pin-mode",
-          "--non-blocking", "--in-order",        "--no-in-order", "--batch-size",    "--sample-shape",
-          "--decode-us",    "--io-us",           "--kernel-us",   "--d2h-bytes",     "--streams",
-          "--chunks",       "--issue-order",     "--device",      "--seconds",       "--batches",
-          "--seed",         "--config",          "--trace",       "--json",          "--calibration",
-          "--no-cupti"}) {
-        CAPTURE(flag);
-        CHECK(r.out.find(flag) != std::string::npos);
+    for (const Knob& knob : knobs()) {
+        CAPTURE(knob.key);
+        CHECK(r.out.find(flag_for(knob.key)) != std::string::npos);
+        CHECK(r.out.find(std::string(knob.help)) != std::string::npos);
+        if (knob.type == KnobType::boolean) CHECK(r.out.find(negated_flag_for(knob.key)) != std::string::npos);
     }
+    for (const char* flag : {"--config", "--trace", "--json", "--save-config"}) CHECK(r.out.find(flag) != std::string::npos);
     CHECK(r.out.find("3x224x224") != std::string::npos);  // defaults are shown
-    CHECK(pinscope("--help").out.find("run") != std::string::npos);
+    CHECK(run_pinscope("--help").out.find("run") != std::string::npos);
+}
+
+TEST_CASE("every knob's flag sets it: one run given them all saves each value") {
+    std::string args;
+    for (const Knob& knob : knobs()) {
+        const nlohmann::json value = non_default_value(knob);
+        args += ' ';
+        if (knob.type != KnobType::boolean)
+            args += flag_for(knob.key) + ' ' + typed(value);
+        else
+            args += value.get<bool>() ? flag_for(knob.key) : negated_flag_for(knob.key);
+    }
+    const auto file = temp_path("pinscope_cli_every_knob.json");
+    const Result r = run_pinscope("run" + args + " --save-config " + file.string());
+    CAPTURE(args);
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto saved = nlohmann::json::parse(slurp(file));
+    for (const Knob& knob : knobs()) {
+        CAPTURE(knob.key);
+        CHECK(saved[std::string(knob.key)] == non_default_value(knob));
+    }
+    std::filesystem::remove(file);
+}
+
+TEST_CASE("every out-of-range value exits 2 with the table's message, naming the flag") {
+    for (const Knob& knob : knobs()) {
+        for (const nlohmann::json& value : out_of_range_values(knob)) {
+            const std::string given = flag_for(knob.key) + " " + typed(value);
+            CAPTURE(given);
+            const Result r = run_pinscope("run --device sim " + given);  // refused before it runs
+            CAPTURE(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK(lines(r.err) == 1);
+            CHECK(r.err.find(given + ": " + cli_words(table_message(knob, value))) != std::string::npos);
+        }
+    }
 }
 
 TEST_CASE("run --json prints one JSON object with the summary, fractions in 0..1") {
-    const Result r = pinscope("run --device sim --seconds 1 --json --sample-shape 3x32x32");
+    const Result r = run_pinscope("run --device sim --seconds 1 --json --sample-shape 3x32x32");
     REQUIRE(r.exit_code == 0);
     CHECK(lines(r.out) == 1);
     const auto j = nlohmann::json::parse(r.out);
@@ -123,7 +163,7 @@ TEST_CASE("a run with 4 workers writes a Chrome trace with named threads, every 
     const auto trace = temp_path("pinscope_cli_trace.json");
     std::filesystem::remove(trace);
     const Result r =
-        pinscope("run --device sim --num-workers 4 --prefetch-factor 2 --pin-memory --seconds 3 --trace " +
+        run_pinscope("run --device sim --num-workers 4 --prefetch-factor 2 --pin-memory --seconds 3 --trace " +
                  trace.string());
     REQUIRE(r.exit_code == 0);
     for (const char* shown : {"samples/s", "H2D", "overlap", "stall"})
@@ -151,7 +191,7 @@ TEST_CASE("a run with 4 workers writes a Chrome trace with named threads, every 
 TEST_CASE("a run without pinning shows the staging time on the train loop's thread") {
     const auto trace = temp_path("pinscope_cli_pageable.json");
     const Result r =
-        pinscope("run --device sim --no-pin-memory --batches 10 --seconds 0 --sample-shape 3x64x64 --trace " +
+        run_pinscope("run --device sim --no-pin-memory --batches 10 --seconds 0 --sample-shape 3x64x64 --trace " +
                  trace.string());
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(slurp(trace));
@@ -175,7 +215,7 @@ TEST_CASE("a run without pinning shows the staging time on the train loop's thre
 }
 
 TEST_CASE("a worker's error at run time exits 1 with PyTorch's message") {
-    const Result r = pinscope("run --device sim --seconds 5 --sample-shape 3x8x8 --fail-at-sample 0");
+    const Result r = run_pinscope("run --device sim --seconds 5 --sample-shape 3x8x8 --fail-at-sample 0");
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("Caught ValueError in DataLoader worker process 0. Original: sample 0 is corrupt") !=
           std::string::npos);
@@ -183,12 +223,12 @@ TEST_CASE("a worker's error at run time exits 1 with PyTorch's message") {
 
 TEST_CASE("--save-config writes a config that --config reads back") {
     const auto file = temp_path("pinscope_cli_saved.json");
-    REQUIRE(pinscope("run --num-workers 3 --batch-size 16 --save-config " + file.string()).exit_code == 0);
+    REQUIRE(run_pinscope("run --num-workers 3 --batch-size 16 --save-config " + file.string()).exit_code == 0);
     const auto j = nlohmann::json::parse(slurp(file));
     CHECK(j["num_workers"] == 3);
     CHECK(j["batch_size"] == 16);
     const Result r =
-        pinscope("run --device sim --config " + file.string() + " --seconds 1 --json --sample-shape 3x8x8");
+        run_pinscope("run --device sim --config " + file.string() + " --seconds 1 --json --sample-shape 3x8x8");
     REQUIRE(r.exit_code == 0);
     CHECK(nlohmann::json::parse(r.out)["config"]["num_workers"] == 3);
     std::filesystem::remove(file);

@@ -1,6 +1,7 @@
 #pragma once
-// The PipelineConfig knobs as command-line options, named as in PyTorch (--num-workers,
-// --prefetch-factor, --pin-memory/--no-pin-memory, ...). Shared by `run`, `bench` and `gui`.
+// The knob table as command-line options: one per knob, named after its config key (--num-workers,
+// --prefetch-factor, --pin-memory/--no-pin-memory, ...), with the knob's help text, group and default.
+// Shared by `run`, `bench` and `gui`. Core names knobs by their keys; this is where keys become flags.
 #include <memory>
 #include <string>
 
@@ -20,13 +21,11 @@ class ConfigOptions {
     // Throws UsageError for a bad value, file or combination (validate()'s rules), as one line.
     PipelineConfig resolve() const;
 
-    // "--num-workers" for "num_workers".
-    static std::string flag_for(const std::string& config_key);
-
   private:
-    struct Values;
-    std::unique_ptr<Values> values_;
-    CLI::App& command_;
+    struct KnobOption;
+    PipelineConfig defaults_;
+    std::string config_file_;
+    std::unique_ptr<KnobOption[]> options_;  // one per knob, at fixed addresses: CLI11 writes into them
 };
 
 }  // namespace pinscope

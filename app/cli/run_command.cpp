@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "app/cli/cli_words.h"
 #include "app/cli/run_report.h"
 #include "app/cli/usage_error.h"
 #include "core/config/config_json.h"
@@ -58,7 +59,8 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     Session& session = *owned;
     const bool show_progress = output.progress && !output.json && ::isatty(STDERR_FILENO);
     if (!output.json)
-        fmt::print(stderr, "device: {} ({})\n", session.status().device.name, session.status().device_why);
+        fmt::print(stderr, "device: {} ({})\n", session.status().device.name,
+                   cli_words(session.status().device_why));
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);

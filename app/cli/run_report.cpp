@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "app/cli/cli_words.h"
 #include "core/config/config_json.h"
 
 namespace pinscope {
@@ -95,7 +96,8 @@ void print_report(std::ostream& out, const RunReport& r) {
     row("batch end to end",
         fmt::format("{:>10.1f} / {:<10.1f}", m.batch_latency.p50_us, m.batch_latency.p99_us));
     if (r.gpu_trace)
-        fmt::print(out, "GPU spans: {}; {} recorded, {} dropped, {} untimed, {} without a batch id\n", r.gpu_trace->method,
+        fmt::print(out, "GPU spans: {}; {} recorded, {} dropped, {} untimed, {} without a batch id\n",
+                   cli_words(r.gpu_trace->method),
                    r.gpu_trace->spans, r.gpu_trace->dropped, r.gpu_trace->untimed, r.gpu_trace->uncorrelated);
     if (r.dropped_spans || r.evicted_spans)
         fmt::print(out,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/cli/cli_words.h"
 #include "core/device/calibration.h"
 #include "core/device/device.h"
 
@@ -26,9 +27,9 @@ auto opening_device(Open&& open) -> decltype(open()) {
     try {
         return open();
     } catch (const DeviceError& e) {
-        throw UsageError(e.what());
+        throw UsageError(cli_words(e.what()));
     } catch (const CalibrationError& e) {
-        throw UsageError(std::string("--calibration: ") + e.what());
+        throw UsageError(std::string("--calibration: ") + cli_words(e.what()));
     }
 }
 

@@ -1,5 +1,7 @@
 #include "app/gui/controls_window.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "app/gui/model/presets.h"
@@ -9,30 +11,23 @@
 namespace pinscope::gui {
 namespace {
 
-// Slider ranges: what is useful to sweep by hand. validate() holds the real limits; Ctrl+click
-// on a slider types a value beyond them, and validate() judges it.
-constexpr int kMaxWorkersSlider = 32;
-constexpr int kMaxPrefetchSlider = 16;
+using nlohmann::json;
 
-template <class T>
-bool slider(const char* label, T& value, T low, T high, const char* format, bool logarithmic = false) {
-    ImGuiDataType type = ImGuiDataType_S32;
-    if constexpr (std::is_same_v<T, int64_t>) type = ImGuiDataType_S64;
-    if constexpr (std::is_same_v<T, double>) type = ImGuiDataType_Double;
-    return ImGui::SliderScalar(label, type, &value, &low, &high, format,
-                               logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None);
+// What a slider prints inside itself: the value with its unit, or what a "none" value means.
+std::string slider_format(const Knob& knob, const PipelineConfig& draft) {
+    if (knob.is_none(draft)) return knob.label(draft);  // no printf specifier: ImGui prints it as is
+    const std::string unit = knob.unit.empty() ? "" : " " + std::string(knob.unit);
+    if (knob.type == KnobType::integer) return "%lld" + unit;
+    return (knob.slider_high() <= 100 ? "%.2f" : "%.0f") + unit;
 }
 
-template <class T>
-bool combo(const char* label, T& value, std::initializer_list<std::pair<T, const char*>> choices) {
-    const char* current = "";
-    for (const auto& [v, name] : choices)
-        if (v == value) current = name;
+bool choice_combo(const Knob& knob, json& value) {
+    const std::string current = value.get<std::string>();
     bool changed = false;
-    if (ImGui::BeginCombo(label, current)) {
-        for (const auto& [v, name] : choices) {
-            if (ImGui::Selectable(name, v == value) && v != value) {
-                value = v;
+    if (ImGui::BeginCombo(std::string(knob.key).c_str(), current.c_str())) {
+        for (std::string_view choice : knob.choices()) {
+            if (ImGui::Selectable(std::string(choice).c_str(), choice == current) && choice != current) {
+                value = std::string(choice);
                 changed = true;
             }
         }
@@ -41,9 +36,12 @@ bool combo(const char* label, T& value, std::initializer_list<std::pair<T, const
     return changed;
 }
 
+constexpr const char* kLengthNote =
+    "The app runs until you stop it: seconds and batches bound headless runs (pinscope run).";
+
 }  // namespace
 
-void ControlsWindow::issues(const ConfigEditor& editor, const char* option) {
+void ControlsWindow::issues(const ConfigEditor& editor, std::string_view option) {
     if (const ConfigIssue* e = editor.error_for(option))
         wrapped_message(error_colour(theme_), e->message);
     else if (const ConfigIssue* w = editor.warning_for(option))
@@ -52,6 +50,7 @@ void ControlsWindow::issues(const ConfigEditor& editor, const char* option) {
 
 void ControlsWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size) {
     theme_ = theme;
+    drawn_.clear();
     ImGui::SetNextWindowPos(pos);
     ImGui::SetNextWindowSize(size);
     ImGui::Begin("Controls", nullptr,
@@ -73,12 +72,121 @@ void ControlsWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size)
         wrapped_message(error_colour(theme), "Not applied: " + state.apply_error());
     }
     ImGui::PushItemWidth(-ImGui::GetFontSize() * 8.5f);
-    if (ImGui::CollapsingHeader("DataLoader", ImGuiTreeNodeFlags_DefaultOpen)) loader_knobs(editor);
-    if (ImGui::CollapsingHeader("Workload", ImGuiTreeNodeFlags_DefaultOpen)) workload_knobs(editor);
-    if (ImGui::CollapsingHeader("GPU", ImGuiTreeNodeFlags_DefaultOpen)) gpu_knobs(editor);
+    for (KnobGroup g : kKnobGroups) group(editor, g);
     ImGui::PopItemWidth();
     if (!state.live()) ImGui::EndDisabled();
     ImGui::End();
+}
+
+void ControlsWindow::group(ConfigEditor& editor, KnobGroup g) {
+    const std::string title(knob_group_title(g));
+    if (!ImGui::CollapsingHeader(title.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (g == KnobGroup::length) {
+        wrapped_message(muted_colour(theme_), kLengthNote);
+        ImGui::BeginDisabled();
+    }
+    for (const Knob& knob : knobs())
+        if (knob.group == g) knob_widget(editor, knob);
+    if (g == KnobGroup::length) ImGui::EndDisabled();
+    if (g == KnobGroup::workload)
+        ImGui::TextDisabled("a batch is %.1f MiB", static_cast<double>(editor.draft().batch_bytes()) / (1 << 20));
+}
+
+void ControlsWindow::knob_widget(ConfigEditor& editor, const Knob& knob) {
+    const PipelineConfig& draft = editor.draft();
+    json value = knob.get(draft);
+    bool changed = false;
+    ImGui::PushID(knob.key.data(), knob.key.data() + knob.key.size());
+    ImGui::BeginDisabled(!knob.applies_to(draft));
+    switch (knob.type) {
+        case KnobType::boolean: {
+            bool on = value.get<bool>();
+            changed = ImGui::Checkbox(std::string(knob.key).c_str(), &on);
+            value = on;
+            break;
+        }
+        case KnobType::integer:
+        case KnobType::number:
+            changed = slider(knob, value);
+            break;
+        case KnobType::choice:
+            changed = choice_combo(knob, value);
+            break;
+        case KnobType::shape:
+        case KnobType::text:
+            changed = text_knob(knob, value);
+            break;
+    }
+    ImGui::EndDisabled();
+    if (ImGui::IsItemVisible()) drawn_.push_back(knob.key);
+    help_marker(std::string(knob.help).c_str());
+    if (auto e = parse_errors_.find(knob.key); e != parse_errors_.end() && !e->second.empty())
+        wrapped_message(error_colour(theme_), e->second);
+    issues(editor, knob.key);
+    ImGui::PopID();
+    if (changed) editor.edit([&](PipelineConfig& d) { knob.set(d, value); });
+}
+
+bool ControlsWindow::slider(const Knob& knob, json& value) {
+    bool changed = false;
+    if (knob.optional) {  // a box that sets or unsets it, then the slider
+        bool set = !value.is_null();
+        if (ImGui::Checkbox("##set", &set)) {
+            value = set ? json(knob.unset_means) : json(nullptr);
+            changed = true;
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", fmt::format("Set {} ({}: {})", knob.key, knob.none_label,
+                                                knob_number(knob.unset_means)).c_str());
+        ImGui::SameLine();
+    }
+    PipelineConfig shown;
+    knob.set(shown, value);
+    const std::string label(knob.key), format = slider_format(knob, shown);
+    const ImGuiSliderFlags flags = knob.logarithmic ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None;
+    const bool bounded = std::isfinite(knob.slider_high()) && std::isfinite(knob.slider_low());
+    ImGui::BeginDisabled(value.is_null());
+    if (knob.type == KnobType::integer) {
+        int64_t v = value.is_null() ? static_cast<int64_t>(knob.unset_means) : value.get<int64_t>();
+        const int64_t low = static_cast<int64_t>(knob.slider_low()), high = static_cast<int64_t>(knob.slider_high());
+        if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_S64, &v, &low, &high, format.c_str(), flags)
+                    : ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v))
+        {
+            value = v;
+            changed = true;
+        }
+    } else {
+        double v = value.get<double>();
+        const double low = knob.slider_low(), high = knob.slider_high();
+        if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &low, &high, format.c_str(), flags)
+                    : ImGui::InputDouble(label.c_str(), &v))
+        {
+            value = v;
+            changed = true;
+        }
+    }
+    ImGui::EndDisabled();
+    return changed;
+}
+
+// Shapes and file names: what is typed stays as typed until it parses (a shape) or Enter is pressed
+// (a file), so half-typed text never reaches the pipeline.
+bool ControlsWindow::text_knob(const Knob& knob, json& value) {
+    std::string& typed = typed_[knob.key];
+    if (!ImGui::IsAnyItemActive()) typed = value.get<std::string>();
+    const bool shape = knob.type == KnobType::shape;
+    const ImGuiInputTextFlags flags = shape ? ImGuiInputTextFlags_None : ImGuiInputTextFlags_EnterReturnsTrue;
+    const std::string hint(knob.none_label);
+    if (!text_field(std::string(knob.key).c_str(), typed, flags, hint.empty() ? nullptr : hint.c_str()))
+        return false;
+    try {
+        value = knob.parse(typed);
+        parse_errors_[knob.key].clear();
+        return true;
+    } catch (const KnobValueError& e) {
+        parse_errors_[knob.key] = fmt::format("{} {}.", knob.key, e.what());
+        return false;
+    }
 }
 
 void ControlsWindow::presets(ConfigEditor& editor) {
@@ -108,151 +216,6 @@ void ControlsWindow::presets(ConfigEditor& editor) {
     }
     if (preset_ >= 0 && preset_ < static_cast<int>(all.size()))
         wrapped_message(muted_colour(theme_), all[preset_].description);
-}
-
-void ControlsWindow::loader_knobs(ConfigEditor& editor) {
-    PipelineConfig c = editor.draft();
-    if (slider("num_workers", c.num_workers, 0, kMaxWorkersSlider, "%d"))
-        editor.edit([&](PipelineConfig& d) { d.num_workers = c.num_workers; });
-    help_marker(
-        "Worker threads that build batches. 0 loads every batch inline in the train loop, which then "
-        "cannot feed the GPU while it loads.");
-    issues(editor, "num_workers");
-
-    bool set = c.prefetch_factor.has_value();
-    if (ImGui::Checkbox("##prefetch_set", &set))
-        editor.edit([&](PipelineConfig& d) {
-            d.prefetch_factor =
-                set ? std::optional<int>(PipelineConfig::kDefaultPrefetchFactor) : std::nullopt;
-        });
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Set prefetch_factor (unset: PyTorch's default of 2 with workers)");
-    ImGui::SameLine();
-    int prefetch = c.effective_prefetch_factor();
-    ImGui::BeginDisabled(!set || !editor.prefetch_factor_applies());
-    if (slider("prefetch_factor", prefetch, 1, kMaxPrefetchSlider, set ? "%d" : "unset (%d)"))
-        editor.edit([&](PipelineConfig& d) { d.prefetch_factor = prefetch; });
-    ImGui::EndDisabled();
-    help_marker(
-        "Batches each worker may have outstanding: at most prefetch_factor * num_workers are loaded ahead. "
-        "Only meaningful with num_workers > 0.");
-    issues(editor, "prefetch_factor");
-
-    if (ImGui::Checkbox("pin_memory", &c.pin_memory))
-        editor.edit([&](PipelineConfig& d) { d.pin_memory = c.pin_memory; });
-    help_marker(
-        "Copy batches into page-locked memory so H2D copies run at the link's speed and can be asynchronous. "
-        "Off: copies come from pageable memory (hatched red in the timeline).");
-    issues(editor, "pin_memory");
-    ImGui::BeginDisabled(!c.pin_memory);
-    if (combo("pin_mode", c.pin_mode, {{PinMode::thread, "thread (PyTorch)"}, {PinMode::direct, "direct"}}))
-        editor.edit([&](PipelineConfig& d) { d.pin_mode = c.pin_mode; });
-    ImGui::EndDisabled();
-    help_marker(
-        "thread: PyTorch's pin thread copies each collated batch into pinned memory. direct: workers collate "
-        "straight into pinned buffers, with no extra copy.");
-    issues(editor, "pin_mode");
-
-    if (ImGui::Checkbox("non_blocking", &c.non_blocking))
-        editor.edit([&](PipelineConfig& d) { d.non_blocking = c.non_blocking; });
-    help_marker(
-        "tensor.to(device, non_blocking=True): a copy from pinned memory returns at once; from pageable "
-        "memory the thread still waits while the driver stages it.");
-    if (ImGui::Checkbox("in_order", &c.in_order))
-        editor.edit([&](PipelineConfig& d) { d.in_order = c.in_order; });
-    help_marker(
-        "Hand batches over in order: an early batch waits in the reorder buffer behind a slow one "
-        "(head-of-line blocking). Off: batches go to the train loop as they arrive.");
-
-    if (slider("batch_size", c.batch_size, 1, 1024, "%d", true))
-        editor.edit([&](PipelineConfig& d) { d.batch_size = c.batch_size; });
-    issues(editor, "batch_size");
-}
-
-void ControlsWindow::workload_knobs(ConfigEditor& editor) {
-    PipelineConfig c = editor.draft();
-    if (!ImGui::IsAnyItemActive() || shape_text_.empty()) shape_text_ = c.sample_shape.to_string();
-    if (text_field("sample_shape", shape_text_)) {
-        if (auto shape = parse_sample_shape(shape_text_)) {
-            shape_error_.clear();
-            editor.edit([&](PipelineConfig& d) { d.sample_shape = *shape; });
-        } else {
-            shape_error_ = "sample_shape should be sizes joined by 'x', e.g. 3x224x224.";
-        }
-    }
-    help_marker(
-        "uint8 images of this shape, converted to float32 while collating: a batch is "
-        "batch_size * elements * 4 bytes.");
-    if (!shape_error_.empty()) wrapped_message(error_colour(theme_), shape_error_);
-    issues(editor, "sample_shape");
-    ImGui::TextDisabled("batch: %.1f MB", static_cast<double>(c.batch_bytes()) / 1e6);
-
-    if (slider("decode_us", c.decode_us, 0.0, 5000.0, "%.0f us", true))
-        editor.edit([&](PipelineConfig& d) { d.decode_us = c.decode_us; });
-    help_marker("CPU work per sample (spins a core): workers beyond the core count stop helping.");
-    issues(editor, "decode_us");
-    if (slider("io_us", c.io_us, 0.0, 5000.0, "%.0f us", true))
-        editor.edit([&](PipelineConfig& d) { d.io_us = c.io_us; });
-    help_marker(
-        "Waiting per sample, as for storage or network reads (sleeps): overlaps across any number of "
-        "workers.");
-    issues(editor, "io_us");
-    if (slider("kernel_us", c.kernel_us, 10.0, 100000.0, "%.0f us", true))
-        editor.edit([&](PipelineConfig& d) { d.kernel_us = c.kernel_us; });
-    help_marker("GPU work per batch.");
-    issues(editor, "kernel_us");
-    if (slider<int64_t>("d2h_bytes", c.d2h_bytes, 0, int64_t{256} << 20, "%lld B", true))
-        editor.edit([&](PipelineConfig& d) { d.d2h_bytes = c.d2h_bytes; });
-    help_marker("Result copied back to the host per batch.");
-    issues(editor, "d2h_bytes");
-    if (ImGui::InputScalar("fail_at_sample", ImGuiDataType_S64, &c.fail_at_sample))
-        editor.edit([&](PipelineConfig& d) { d.fail_at_sample = c.fail_at_sample; });
-    help_marker(
-        "The dataset raises a ValueError on this sample, to show how a worker's error reaches the train loop "
-        "(-1: never). Set it back to -1 to run again.");
-    issues(editor, "fail_at_sample");
-    if (ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed))
-        editor.edit([&](PipelineConfig& d) { d.seed = c.seed; });
-}
-
-void ControlsWindow::gpu_knobs(ConfigEditor& editor) {
-    PipelineConfig c = editor.draft();
-    if (slider("streams", c.streams, 1, 16, "%d"))
-        editor.edit([&](PipelineConfig& d) { d.streams = c.streams; });
-    help_marker(
-        "CUDA streams; batches (or chunks) take turns on them, so one batch's kernel can run while the next "
-        "one copies.");
-    issues(editor, "streams");
-    if (slider("chunks", c.chunks, 1, 64, "%d")) editor.edit([&](PipelineConfig& d) { d.chunks = c.chunks; });
-    help_marker("Pieces each batch is copied and processed in.");
-    issues(editor, "chunks");
-    if (combo("issue_order", c.issue_order,
-              {{IssueOrder::per_chunk, "per-chunk"}, {IssueOrder::copies_first, "copies-first"}}))
-        editor.edit([&](PipelineConfig& d) { d.issue_order = c.issue_order; });
-    help_marker(
-        "per-chunk: H2D, kernel, D2H of chunk 0, then of chunk 1, ...; copies-first: all copies, then all "
-        "kernels, then all result copies.");
-    if (combo("device", c.device,
-              {{DeviceChoice::auto_detect, "auto"},
-               {DeviceChoice::sim, "simulated GPU"},
-               {DeviceChoice::cuda, "CUDA"}}))
-        editor.edit([&](PipelineConfig& d) { d.device = c.device; });
-    help_marker(
-        "auto: the GPU when there is one, else the simulated GPU (the status bar says which, and why).");
-    issues(editor, "device");
-    if (!ImGui::IsAnyItemActive()) calibration_text_ = c.calibration;
-    if (text_field("calibration", calibration_text_, ImGuiInputTextFlags_EnterReturnsTrue, "built-in H100"))
-        editor.edit([&](PipelineConfig& d) { d.calibration = calibration_text_; });
-    help_marker("A calibration file for the simulated GPU (from `pinscope probe`); press Enter to use it.");
-    issues(editor, "calibration");
-    if (ImGui::Checkbox("cupti", &c.cupti)) editor.edit([&](PipelineConfig& d) { d.cupti = c.cupti; });
-    help_marker("Record GPU activity with CUPTI (CUDA device only); off to measure what recording costs.");
-    if (slider<int64_t>("pinned_budget_mb", c.pinned_budget_mb, 0, 65536,
-                        c.pinned_budget_mb ? "%lld MB" : "half the RAM", true))
-        editor.edit([&](PipelineConfig& d) { d.pinned_budget_mb = c.pinned_budget_mb; });
-    help_marker(
-        "Page-locked memory the pipeline may hold; too much starves the machine (0: half of the RAM).");
-    issues(editor, "pinned_budget_mb");
 }
 
 }  // namespace pinscope::gui

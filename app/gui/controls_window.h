@@ -1,13 +1,18 @@
 #pragma once
-// The Controls panel: a widget for every knob, named as in PyTorch, with presets and a reset. Each
-// edit goes through ConfigEditor: a valid config reaches the running pipeline at the next frame; an
-// invalid one stays a draft with validate()'s message under the knob it names.
+// The Controls panel: a widget for every row of the knob table (core/config/knobs.h), named by its config
+// key, with the knob's help as a tooltip, in the table's groups; presets and a reset on top. Each edit
+// goes through ConfigEditor: a valid config reaches the running pipeline at the next frame; an invalid
+// one stays a draft with validate()'s message under the knob it names.
+#include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <imgui.h>
 
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/span_palette.h"
+#include "core/config/knobs.h"
 
 namespace pinscope::gui {
 
@@ -15,17 +20,21 @@ class ControlsWindow {
   public:
     void draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size);
 
+    // The keys of the knobs whose widget was on screen in the last frame, in order.
+    const std::vector<std::string_view>& drawn_knobs() const { return drawn_; }
+
   private:
     void presets(ConfigEditor& editor);
-    void loader_knobs(ConfigEditor& editor);
-    void workload_knobs(ConfigEditor& editor);
-    void gpu_knobs(ConfigEditor& editor);
-    void issues(const ConfigEditor& editor, const char* option);
+    void group(ConfigEditor& editor, KnobGroup group);
+    void knob_widget(ConfigEditor& editor, const Knob& knob);
+    bool slider(const Knob& knob, nlohmann::json& value);
+    bool text_knob(const Knob& knob, nlohmann::json& value);
+    void issues(const ConfigEditor& editor, std::string_view option);
 
     Theme theme_ = Theme::dark;
-    std::string shape_text_;  // what is typed, which may not parse yet
-    std::string shape_error_;
-    std::string calibration_text_;
+    std::map<std::string_view, std::string> typed_;         // text being typed, which may not parse yet
+    std::map<std::string_view, std::string> parse_errors_;  // why the typed text does not parse
+    std::vector<std::string_view> drawn_;
     int preset_ = -1;
 };
 

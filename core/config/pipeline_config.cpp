@@ -24,45 +24,6 @@ int PipelineConfig::effective_prefetch_factor() const {
     return prefetch_factor.value_or(kDefaultPrefetchFactor);
 }
 
-std::string_view to_string(PinMode mode) {
-    return mode == PinMode::thread ? "thread" : "direct";
-}
-
-std::string_view to_string(IssueOrder order) {
-    return order == IssueOrder::per_chunk ? "per-chunk" : "copies-first";
-}
-
-std::string_view to_string(DeviceChoice device) {
-    switch (device) {
-        case DeviceChoice::auto_detect:
-            return "auto";
-        case DeviceChoice::sim:
-            return "sim";
-        case DeviceChoice::cuda:
-            return "cuda";
-    }
-    return "?";
-}
-
-std::optional<PinMode> parse_pin_mode(std::string_view text) {
-    if (text == "thread") return PinMode::thread;
-    if (text == "direct") return PinMode::direct;
-    return std::nullopt;
-}
-
-std::optional<IssueOrder> parse_issue_order(std::string_view text) {
-    if (text == "per-chunk") return IssueOrder::per_chunk;
-    if (text == "copies-first") return IssueOrder::copies_first;
-    return std::nullopt;
-}
-
-std::optional<DeviceChoice> parse_device_choice(std::string_view text) {
-    if (text == "auto") return DeviceChoice::auto_detect;
-    if (text == "sim") return DeviceChoice::sim;
-    if (text == "cuda") return DeviceChoice::cuda;
-    return std::nullopt;
-}
-
 std::optional<SampleShape> parse_sample_shape(std::string_view text) {
     SampleShape shape;
     shape.dims.clear();

@@ -4,6 +4,7 @@
 // (streams, chunks, issue order), as in NVIDIA's copy/compute overlap experiment.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,12 +74,28 @@ struct PipelineConfig {
     bool operator==(const PipelineConfig&) const = default;
 };
 
-std::string_view to_string(PinMode mode);
-std::string_view to_string(IssueOrder order);
-std::string_view to_string(DeviceChoice device);
-std::optional<PinMode> parse_pin_mode(std::string_view text);
-std::optional<IssueOrder> parse_issue_order(std::string_view text);
-std::optional<DeviceChoice> parse_device_choice(std::string_view text);
+// The names of each choice, in enum order: what configs, the command line and the app call them.
+inline constexpr std::string_view kPinModeNames[] = {"thread", "direct"};
+inline constexpr std::string_view kIssueOrderNames[] = {"per-chunk", "copies-first"};
+inline constexpr std::string_view kDeviceChoiceNames[] = {"auto", "sim", "cuda"};
+inline std::span<const std::string_view> choice_names(PinMode) { return kPinModeNames; }
+inline std::span<const std::string_view> choice_names(IssueOrder) { return kIssueOrderNames; }
+inline std::span<const std::string_view> choice_names(DeviceChoice) { return kDeviceChoiceNames; }
+
+template <class Choice>
+    requires requires(Choice c) { choice_names(c); }
+std::string_view to_string(Choice value) {
+    return choice_names(value)[static_cast<size_t>(value)];
+}
+
+// The choice named `text`, or nullopt.
+template <class Choice>
+std::optional<Choice> parse_choice(std::string_view text) {
+    const std::span<const std::string_view> names = choice_names(Choice{});
+    for (size_t i = 0; i < names.size(); ++i)
+        if (names[i] == text) return static_cast<Choice>(i);
+    return std::nullopt;
+}
 // "3x224x224" -> {3,224,224}; nullopt when malformed (validate() checks the values).
 std::optional<SampleShape> parse_sample_shape(std::string_view text);
 

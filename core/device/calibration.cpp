@@ -47,7 +47,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
         return CalibrationError(fmt::format("calibration {}: {}", source, what));
     };
     if (!j.is_object() || !j.contains("copy_bandwidth_GBps") || !j["copy_bandwidth_GBps"].is_object())
-        throw fail("no \"copy_bandwidth_GBps\" object; write one with `pinscope probe --output FILE`.");
+        throw fail("no \"copy_bandwidth_GBps\" object; measure one with `pinscope probe` on the GPU.");
 
     Calibration c;
     c.source = source;

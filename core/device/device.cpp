@@ -88,8 +88,7 @@ HostBuffer Device::allocate_host(size_t bytes, HostMemory memory) {
         in_use -= size;
         throw DeviceError(
             fmt::format("pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned "
-                        "already); use "
-                        "fewer workers, a smaller prefetch_factor or batch, or raise --pinned-budget-mb.",
+                        "already); use fewer workers, a smaller prefetch_factor or batch, or raise pinned_budget_mb.",
                         bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
     }
     HostBuffer buffer;

@@ -36,18 +36,17 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
         CudaDeviceOptions options;
         options.cupti = config.cupti;
         auto device = make_cuda_device(trace, options, &tracing);
-        std::string why = choice == DeviceChoice::cuda ? "asked for with --device cuda"
+        std::string why = choice == DeviceChoice::cuda ? "asked for with device=cuda"
                                                        : "a CUDA GPU and driver are present";
         return {std::move(device), why + "; " + tracing};
 #endif
     }
     if (choice == DeviceChoice::cuda)
-        throw DeviceError("--device cuda: no usable CUDA GPU: " + no_gpu +
-                          "; use --device sim for the simulated GPU.");
+        throw DeviceError("device=cuda: no usable CUDA GPU: " + no_gpu + "; use device=sim for the simulated GPU.");
 
     const std::string& file = config.calibration;
     Calibration calibration = file.empty() ? builtin_calibration() : load_calibration(file);
-    std::string why = choice == DeviceChoice::sim ? "asked for with --device sim" : "no CUDA GPU: " + no_gpu;
+    std::string why = choice == DeviceChoice::sim ? "asked for with device=sim" : "no CUDA GPU: " + no_gpu;
     why += "; calibration: " + (file.empty() ? calibration.name + " (built in)" : file);
     return {std::make_unique<SimDevice>(trace, std::move(calibration)), std::move(why)};
 }

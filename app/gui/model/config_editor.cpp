@@ -2,6 +2,7 @@
 
 #include "app/gui/model/live_session.h"
 #include "app/gui/model/presets.h"
+#include "core/config/knobs.h"
 
 namespace pinscope::gui {
 
@@ -31,9 +32,7 @@ void ConfigEditor::load_preset(const Preset& preset) {
 void ConfigEditor::reset_to_defaults() {
     edit([](PipelineConfig& c) {
         PipelineConfig fresh = defaults();
-        // The machine is not part of "the defaults": keep the device the user picked.
-        fresh.device = c.device;
-        fresh.calibration = c.calibration;
+        keep_machine_knobs(fresh, c);  // the computer is not part of "the defaults"
         c = fresh;
     });
 }

@@ -5,6 +5,7 @@
 
 #include "app/gui/model/embedded_presets.h"
 #include "core/config/config_json.h"
+#include "core/config/knobs.h"
 
 namespace pinscope::gui {
 namespace {
@@ -37,10 +38,7 @@ const std::vector<Preset>& builtin_presets() {
 
 PipelineConfig apply_preset(const Preset& preset, const PipelineConfig& current) {
     PipelineConfig config = config_from_json(preset.config, PipelineConfig{});
-    config.device = current.device;
-    config.calibration = current.calibration;
-    config.cupti = current.cupti;
-    config.pinned_budget_mb = current.pinned_budget_mb;
+    keep_machine_knobs(config, current);
     return config;
 }
 

@@ -120,7 +120,7 @@ CudaDevice::CudaDevice(Trace& trace, const CudaDeviceOptions& options, std::stri
     choose_pin_method();
 
     // Calibration and the link measurement above stay out of the trace: the recorder starts now.
-    std::string why_not = "--no-cupti";
+    std::string why_not = "cupti=false";
     if (options.cupti) activity_ = cuda::CuptiRecorder::start(trace, &why_not);
     if (!activity_) activity_ = std::make_unique<cuda::EventTimer>(trace, why_not);
     if (tracing) *tracing = activity_->describe();
@@ -231,8 +231,8 @@ std::byte* CudaDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
             }
         } catch (const DeviceError& e) {
             throw DeviceError(
-                fmt::format("cannot pin {} MiB of host memory ({}); lower --pinned-budget-mb, use fewer "
-                            "workers or a smaller batch, or --no-pin-memory.",
+                fmt::format("cannot pin {} MiB of host memory ({}); lower pinned_budget_mb, use fewer "
+                            "workers or a smaller batch, or pin_memory=false.",
                             bytes >> 20, e.what()));
         }
         std::lock_guard lock(pinned_mutex_);
