@@ -36,7 +36,7 @@ test-asan: deps
 test-tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINSCOPE_CUDA=OFF -DPINSCOPE_GUI=OFF \
 	    -DPINSCOPE_SANITIZE=thread $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session
+	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L "pipeline|device"
 
 clean:

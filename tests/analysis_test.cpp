@@ -5,7 +5,6 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/metrics.h"
-#include "core/analysis/time_window.h"
 
 using namespace pinscope;
 
@@ -64,20 +63,6 @@ TEST_CASE("normalized clips to the window and drops empty intervals") {
     CHECK(normalized({{-5, 5}, {7, 7}, {8, 20}}, {0, 10}) == IntervalList{{0, 5}, {8, 10}});
     CHECK(normalized({{20, 30}}, {0, 10}).empty());
     CHECK(normalized({{0, 5}, {5, 8}}, {0, 10}) == IntervalList{{0, 8}});  // touching intervals merge
-}
-
-TEST_CASE("a window sees the spans started by its end and the counter level in force at its start") {
-    std::vector<Span> lane(4);
-    for (int i = 0; i < 4; ++i) lane[i].start = i * 10;
-    CHECK(spans_started_by(lane, 20).size() == 3);  // a span starting exactly at the end touches it
-    CHECK(spans_started_by(lane, -1).empty());
-
-    const std::vector<CounterSample> series{{0, 1}, {10, 2}, {20, 3}, {30, 4}};
-    const std::span<const CounterSample> seen = samples_in_window(series, 15, 20);
-    REQUIRE(seen.size() == 2);
-    CHECK(seen.front().time == 10);  // the level set at 10 still holds at 15
-    CHECK(seen.back().time == 20);
-    CHECK(samples_in_window(series, -10, -5).empty());
 }
 
 TEST_CASE("gpu_busy is the union of kernel spans over the window") {

@@ -21,6 +21,7 @@ void run_frames(AppState& app, TimeNs duration) {
     const TimeNs end = now_ns() + duration;
     while (now_ns() < end) {
         app.tick();
+        app.end_frame();
         std::this_thread::sleep_for(std::chrono::nanoseconds(kFrame));
     }
 }
@@ -96,6 +97,7 @@ TEST_CASE("1,000 slider changes in a row: no crash, no leaked buffer, no leaked 
             });
             if (!app.editor().validation().ok()) ++refused;  // e.g. prefetch_factor with 0 workers
             app.tick();
+            app.end_frame();
             REQUIRE(app.session()->status().state == SessionState::running);
             if (i % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
@@ -106,7 +108,7 @@ TEST_CASE("1,000 slider changes in a row: no crash, no leaked buffer, no leaked 
         app.editor().edit([](PipelineConfig& c) {
             if (c.num_workers == 0) c.prefetch_factor.reset();
         });
-        app.tick();
+        run_frames(app, kFrame);
         const TimeNs deadline = now_ns() + 60 * kNsPerS;
         while (app.session()->status().config != app.editor().applied() && now_ns() < deadline)
             run_frames(app, kFrame);
@@ -115,7 +117,9 @@ TEST_CASE("1,000 slider changes in a row: no crash, no leaked buffer, no leaked 
         CHECK(app.session()->status().config == app.editor().applied());
         CHECK(app.session()->status().batches > batches);
         CHECK(app.session()->status().generation >= 10);
+        app.tick();
         CHECK(app.store().span_count() <= kLiveTraceLimits.max_spans);
+        app.end_frame();
 
         app.session()->stop();
         CHECK(live_pipeline_threads() == threads_before);
@@ -144,6 +148,7 @@ TEST_CASE("a worker's error shows in the status - fixing the knob starts a new r
 
     app.editor().edit([](PipelineConfig& c) { c.fail_at_sample = -1; });
     app.tick();
+    app.end_frame();
     CHECK(app.apply_error().empty());
     CHECK(app.session()->restarts() == 1);
     CHECK(app.session()->status().state == SessionState::running);

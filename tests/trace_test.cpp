@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <random>
 
 #include "core/trace/lanes.h"
 #include "core/trace/recorder.h"
@@ -227,4 +228,85 @@ TEST_CASE("sort keys order the train loop before workers before the pin thread b
     CHECK(lane_sort_key(LaneKind::h2d, 0) < lane_sort_key(LaneKind::kernel, 0));
     CHECK(lane_sort_key(LaneKind::kernel, 0) < lane_sort_key(LaneKind::d2h, 0));
     CHECK(lane_sort_key(LaneKind::d2h, 0) < lane_sort_key(LaneKind::h2d, 1));
+}
+
+TEST_CASE("a window's spans are found by search: the first that reaches it to the last that starts in it") {
+    // Random overlapping spans, some inserted late, against a brute-force scan of the whole lane.
+    std::mt19937 random(7);
+    TraceStore store;
+    std::vector<Span> all;
+    for (int i = 0; i < 5000; ++i) {
+        const TimeNs start = i * 100 + std::uniform_int_distribution<TimeNs>(-3000, 0)(random) * (i % 7 == 0);
+        const TimeNs length = i % 97 == 0 ? 40'000 : std::uniform_int_distribution<TimeNs>(1, 150)(random);
+        all.push_back(span_at(0, start, start + length));
+        store.add(all.back());
+    }
+    for (int trial = 0; trial < 300; ++trial) {
+        const TimeNs a = std::uniform_int_distribution<TimeNs>(-1000, 510'000)(random);
+        const Interval window{a, a + std::uniform_int_distribution<TimeNs>(0, 20'000)(random)};
+        size_t expected = 0;
+        for (const Span& s : all) expected += s.end >= window.start && s.start <= window.end;
+        size_t found = 0;
+        const std::span<const Span> touching = store.spans_touching(0, window);
+        for (const Span& s : touching) found += s.end >= window.start;
+        CAPTURE(window.start);
+        CHECK(found == expected);
+        if (!touching.empty()) {
+            CHECK(touching.front().end >= window.start);  // it starts at a span that reaches the window
+            CHECK(touching.back().start <= window.end);
+        }
+    }
+    store.evict_before(250'000);  // rebuilds what the search uses
+    const Interval late{400'000, 400'500};
+    size_t expected = 0, found = 0;
+    for (const Span& s : all) expected += s.end >= 250'000 && s.end >= late.start && s.start <= late.end;
+    for (const Span& s : store.spans_touching(0, late)) found += s.end >= late.start;
+    CHECK(found == expected);
+}
+
+TEST_CASE("the store knows each batch's extent and when its last kernel ended, across lanes") {
+    TraceStore store;
+    Span fetch = span_at(0, 100, 200, 7);
+    Span kernel_a = span_at(1, 300, 400, 7), kernel_b = span_at(2, 350, 450, 7);
+    kernel_a.kind = kernel_b.kind = SpanKind::kernel;
+    Span d2h = span_at(3, 460, 470, 7);
+    for (const Span& s : {fetch, kernel_a, d2h, kernel_b}) store.add(s);
+    const std::optional<BatchExtent> extent = store.batch_extent(7);
+    REQUIRE(extent);
+    CHECK(extent->first_start == 100);
+    CHECK(extent->last_end == 470);
+    CHECK(extent->last_kernel_end == 450);
+    CHECK_FALSE(store.batch_extent(6));
+    CHECK_FALSE(store.batch_extent(8));
+    store.add(span_at(0, 50, 60, 3));  // an older batch id arrives late
+    CHECK(store.batch_extent(3)->last_end == 60);
+    CHECK(store.batch_extent(7)->first_start == 100);
+}
+
+TEST_CASE("samples_in holds the level in force at the window's start - level_at reads one time") {
+    TraceStore store;
+    for (const CounterSample s : {CounterSample{0, 1}, CounterSample{10, 2}, CounterSample{20, 3}, CounterSample{30, 4}})
+        store.add(s);
+    const std::span<const CounterSample> seen = store.samples_in(CounterKind::outstanding_batches, {15, 20});
+    REQUIRE(seen.size() == 2);
+    CHECK(seen.front().time == 10);  // the level set at 10 still holds at 15
+    CHECK(seen.back().time == 20);
+    CHECK(store.samples_in(CounterKind::outstanding_batches, {-10, -5}).empty());
+    CHECK(store.level_at(CounterKind::outstanding_batches, 25) == 3);
+    CHECK(store.level_at(CounterKind::outstanding_batches, -1) == 0);
+}
+
+TEST_CASE("extract copies the spans touching a window and the levels it saw") {
+    TraceStore store;
+    store.add(span_at(0, 0, 50));
+    store.add(span_at(0, 100, 400));
+    store.add(span_at(0, 450, 460));
+    store.add(span_at(1, 900, 1000));
+    store.add(CounterSample{0, 5, CounterKind::pinned_bytes});
+    store.add(CounterSample{700, 6, CounterKind::pinned_bytes});
+    const TraceStore copy = store.extract({300, 600});
+    CHECK(copy.span_count() == 2);
+    CHECK(starts(copy.spans(0)) == std::vector<TimeNs>{100, 450});
+    CHECK(copy.counters(CounterKind::pinned_bytes).size() == 1);
+    CHECK(copy.level_at(CounterKind::pinned_bytes, 300) == 5);
 }

@@ -8,6 +8,7 @@
 
 #include "app/cli/usage_error.h"
 #include "core/pipeline/session.h"
+#include "core/trace/trace_collector.h"
 
 namespace pinscope {
 namespace {
@@ -43,10 +44,10 @@ struct BenchResult {
 
 BenchResult run_case(const PipelineConfig& config) {
     Session session(config);
-    TraceStore store;  // collected as the app would, so recording costs are included
+    TraceCollector collector(session.trace());  // collected as the app does, so recording costs count
     session.start();
-    while (!session.wait(100 * kNsPerMs)) session.trace().collect(store);
-    session.trace().collect(store);
+    session.wait();
+    collector.flush();
     const SessionStatus status = session.status();
     if (status.state == SessionState::failed) throw std::runtime_error(status.error);
     return {status.batches, ns_to_s(status.elapsed)};

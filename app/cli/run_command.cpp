@@ -13,6 +13,7 @@
 #include "core/config/config_json.h"
 #include "core/device/calibration.h"
 #include "core/io/chrome_trace.h"
+#include "core/trace/trace_collector.h"
 
 namespace pinscope {
 namespace {
@@ -64,12 +65,11 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);
-    TraceStore store;
+    TraceCollector collector(session.trace());  // drains the recorders' rings while the run goes on
     session.start();
     int64_t last_batches = 0;
     TimeNs last_time = now_ns();
     while (!session.wait(200 * kNsPerMs)) {
-        session.trace().collect(store);  // keeps the recorders' rings from overflowing
         if (g_interrupted) session.stop();
         if (!show_progress) continue;
         const SessionStatus status = session.status();
@@ -83,7 +83,9 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     std::signal(SIGINT, previous);
     if (show_progress) fmt::print(stderr, "\r\033[K");
 
-    session.trace().collect(store);
+    collector.flush();
+    const TraceCollector::Snapshot snapshot = collector.read();
+    const TraceStore& store = snapshot.store();
     RunReport report;
     report.status = session.status();
     report.metrics =

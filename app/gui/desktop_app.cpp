@@ -8,7 +8,6 @@
 
 #include "app/gui/keys.h"
 #include "app/gui/metrics_window.h"
-#include "app/gui/model/trace_window.h"
 #include "app/gui/model/units.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
@@ -72,7 +71,7 @@ void DesktopApp::report_frame_stats() const {
         "last frame\n",
         cpu_stats_.count(), kWarmUpFrames, ms(cpu_stats_.percentile(50)), ms(cpu_stats_.percentile(99)),
         ms(cpu_stats_.max()), ms(wall_stats_.percentile(50)), ms(wall_stats_.percentile(99)),
-        format_count(static_cast<double>(state_.store().span_count())),
+        format_count(static_cast<double>(spans_in_last_frame_)),
         format_count(static_cast<double>(timeline_.drawn_items())));
 }
 
@@ -123,7 +122,7 @@ void DesktopApp::build_frame() {
                                      : std::nullopt);
     state_.tick(now_ns(), timeline_.viewport().range().start);
     if (options_.select_last > 0) {  // for screenshots of a selection
-        timeline_.viewport().update(latest_span_end(state_.store()));
+        timeline_.viewport().update(state_.store().latest_span_end());
         const TimeNs end = timeline_.viewport().range().end;
         timeline_.viewport().select(end - static_cast<TimeNs>(options_.select_last * 1e9), end);
     }
@@ -171,6 +170,8 @@ void DesktopApp::build_frame() {
         ImGui::End();
     }
     ImGui::Render();
+    spans_in_last_frame_ = state_.store().span_count();
+    state_.end_frame();  // the draw data holds what it needs of the trace: the collector may write
 }
 
 }  // namespace pinscope::gui

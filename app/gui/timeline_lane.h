@@ -1,8 +1,10 @@
 #pragma once
-// The small interface every timeline row implements (Tracy's TimelineItem): preprocess() decides
-// what to draw from the model (culling and folding, no ImGui), draw() emits it into the frame's
-// draw list and reports what the mouse is over. One file per lane type implements it.
+// The small interface every timeline row implements (Tracy's TimelineItem): preprocess() decides what
+// to draw from the model (culling and folding, no ImGui), draw() emits the row's label and canvas into
+// the frame's draw list and reports what the mouse is over. The timeline holds its rows through this
+// interface only: a new kind of row (an imported trace's threads, a compare view) is one new class.
 #include <optional>
+#include <unordered_map>
 
 #include <imgui.h>
 
@@ -20,16 +22,19 @@ struct HoveredSpan {
     TimeNs fold_start = 0, fold_end = 0;
 };
 
+// What every row of one frame shares.
 struct TimelineFrame {
     const TraceStore& store;
     PixelMapping mapping;
     Theme theme = Theme::dark;
     ImDrawList* draw = nullptr;
+    float label_left = 0;   // screen x of the label column
     float canvas_left = 0;  // screen x where the mapping's x = 0
     float row_height = 0;
     ImVec2 mouse;
     bool mouse_over_canvas = false;
-    std::optional<HoveredSpan> hovered;  // set by draw() of the lane under the mouse
+    const std::unordered_map<LaneId, double>* busy = nullptr;  // per lane, in a selected range
+    std::optional<HoveredSpan> hovered;                        // set by draw() of the row under the mouse
 };
 
 class TimelineLane {
@@ -37,8 +42,18 @@ class TimelineLane {
     virtual ~TimelineLane() = default;
     virtual float height(const TimelineFrame& frame) const = 0;
     virtual void preprocess(const TimelineFrame& frame) = 0;
-    // Draws the lane with its top at screen y `top`.
+    // Draws the row with its top at screen y `top`: its label in the label column, then its canvas.
     virtual void draw(TimelineFrame& frame, float top) = 0;
+
+    // The trace lane the row shows, when it shows one (hover trails join those rows).
+    virtual std::optional<LaneId> trace_lane() const { return std::nullopt; }
+    // Rows of data alternate their background; headers do not.
+    virtual bool striped() const { return true; }
+    // Boxes drawn in the last frame, for --frame-stats.
+    virtual size_t drawn_items() const { return 0; }
 };
+
+// A row's label, kept inside the label column however long.
+void draw_lane_label(const TimelineFrame& frame, float top, ImU32 colour, const std::string& text);
 
 }  // namespace pinscope::gui

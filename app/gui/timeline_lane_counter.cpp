@@ -24,7 +24,7 @@ void CounterLane::preprocess(const TimelineFrame& frame) {
     const auto& series = frame.store.counters(kind_);
     const int columns = std::max(1, static_cast<int>(frame.mapping.width_px / kColumnPx));
     columns_ = counter_columns(series, frame.mapping, columns);
-    peak_ = counter_peak(series, frame.mapping.range);
+    peak_ = counter_peak(frame.store.samples_in(kind_, frame.mapping.range));
     current_ = 0;
     for (auto it = columns_.rbegin(); it != columns_.rend(); ++it)
         if (it->known) {
@@ -38,6 +38,16 @@ std::string CounterLane::describe() const {
 }
 
 void CounterLane::draw(TimelineFrame& frame, float top) {
+    draw_lane_label(frame, top + 1.f, ImGui::GetColorU32(ImGuiCol_Text), std::string(counter_kind_name(kind_)));
+    draw_lane_label(frame, top + 1.f + ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_TextDisabled), describe());
+    frame.draw->PushClipRect(ImVec2(frame.canvas_left, top),
+                             ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + height(frame)),
+                             true);
+    plot(frame, top);
+    frame.draw->PopClipRect();
+}
+
+void CounterLane::plot(TimelineFrame& frame, float top) {
     const float h = height(frame) - 3.f;
     const float bottom = top + height(frame) - 1.f;
     const Theme theme = frame.theme;

@@ -22,6 +22,8 @@ class CounterLane final : public TimelineLane {
     std::string describe() const;
 
   private:
+    void plot(TimelineFrame& frame, float top);
+
     CounterKind kind_;
     std::vector<CounterColumn> columns_;
     double peak_ = 0;

@@ -40,12 +40,32 @@ void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float spacin
 }
 
 void SpanLane::preprocess(const TimelineFrame& frame) {
-    fold_lane(frame.store.spans(lane_), frame.mapping, items_);
+    spans_ = frame.store.spans_touching(lane_, frame.mapping.range);
+    fold_lane(spans_, frame.mapping, items_);
 }
 
 void SpanLane::draw(TimelineFrame& frame, float top) {
+    label(frame, top);
+    frame.draw->PushClipRect(ImVec2(frame.canvas_left, top),
+                             ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + frame.row_height),
+                             true);
+    boxes(frame, top);
+    frame.draw->PopClipRect();
+}
+
+// The lane's name and, in a selected range, how busy it was there.
+void SpanLane::label(const TimelineFrame& frame, float top) const {
+    const LaneInfo* info = frame.store.lane_info(lane_);
+    std::string text = info ? info->name : "?";
+    if (frame.busy)
+        if (auto b = frame.busy->find(lane_); b != frame.busy->end()) text += fmt::format("  {:.0f}%", b->second * 100);
+    draw_lane_label(frame, top + (frame.row_height - ImGui::GetFontSize()) * 0.5f, ImGui::GetColorU32(ImGuiCol_Text),
+                    text);
+}
+
+void SpanLane::boxes(TimelineFrame& frame, float top) {
     const SpanPalette& palette = gui::palette(frame.theme);
-    const std::span<const Span> spans = frame.store.spans(lane_);
+    const std::span<const Span> spans = spans_;
     const float y0 = top + 1, y1 = top + frame.row_height - 1;
     const float char_width = ImGui::GetFontSize() * 0.55f;
     const ImU32 stripe = to_imu32(palette.pageable_stripe);

@@ -16,11 +16,15 @@ class SpanLane final : public TimelineLane {
     float height(const TimelineFrame& frame) const override { return frame.row_height; }
     void preprocess(const TimelineFrame& frame) override;
     void draw(TimelineFrame& frame, float top) override;
-
-    size_t items() const { return items_.size(); }
+    std::optional<LaneId> trace_lane() const override { return lane_; }
+    size_t drawn_items() const override { return items_.size(); }
 
   private:
+    void label(const TimelineFrame& frame, float top) const;
+    void boxes(TimelineFrame& frame, float top);
+
     LaneId lane_;
+    std::span<const Span> spans_;  // this frame's spans that touch the view; items_ index into it
     std::vector<LaneDrawItem> items_;
 };
 

@@ -8,7 +8,6 @@
 #include "app/gui/keys.h"
 #include "app/gui/model/batch_trail.h"
 #include "app/gui/model/lane_order.h"
-#include "app/gui/model/trace_window.h"
 #include "app/gui/model/units.h"
 #include "app/gui/timeline_flows.h"
 #include "app/gui/ui_style.h"
@@ -26,16 +25,13 @@ std::string tick_label(TimeNs t, TimeNs step) {
     return fmt::format("{:.{}f} s", static_cast<double>(t) / 1e9, decimals);
 }
 
-const char* group_title(LaneGroup group) {
-    return group == LaneGroup::host ? "Host" : "Device";
-}
-
 }  // namespace
 
 TimelineWindow::TimelineWindow() {
-    for (CounterKind kind :
-         {CounterKind::outstanding_batches, CounterKind::reorder_depth, CounterKind::pinned_bytes})
-        counter_lanes_.emplace_back(kind);
+    for (int kind = 0; kind < kCounterKindCount; ++kind)
+        counter_lanes_.push_back(std::make_unique<CounterLane>(static_cast<CounterKind>(kind)));
+    host_header_.set_title("Host");
+    counters_header_.set_title("Counters");
 }
 
 SpanLane& TimelineWindow::span_lane(LaneId lane) {
@@ -45,7 +41,7 @@ SpanLane& TimelineWindow::span_lane(LaneId lane) {
 }
 
 void TimelineWindow::fit(const TraceStore& store) {
-    const TimeNs first = store.first_time(), last = latest_span_end(store);
+    const TimeNs first = store.first_time(), last = store.latest_span_end();
     if (last > first) viewport_.show({first, last});
 }
 
@@ -64,7 +60,7 @@ void TimelineWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size)
         fit(store);
         fitted_ = true;
     }
-    viewport_.update(latest_span_end(store));
+    viewport_.update(store.latest_span_end());
     refresh_summary(state);
 
     ImGui::SetNextWindowPos(pos);
@@ -74,7 +70,7 @@ void TimelineWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size)
                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     toolbar(state, theme);
     legend(theme);
-    summary_line(state, theme);
+    summary_line(theme);
     const float label_width = ImGui::GetFontSize() * 10.f;
     const float canvas_width =
         std::max(ImGui::GetContentRegionAvail().x - label_width - ImGui::GetStyle().ScrollbarSize, 50.f);
@@ -141,8 +137,7 @@ void TimelineWindow::refresh_summary(const AppState& state) {
     summary_refreshed_ = now;
 }
 
-void TimelineWindow::summary_line(const AppState& state, Theme theme) {
-    (void)state;
+void TimelineWindow::summary_line(Theme theme) {
     if (!summary_) {
         ImGui::TextColored(muted_colour(theme),
                            "Hover a span to follow its batch; right-drag to select a range.");
@@ -181,110 +176,105 @@ void TimelineWindow::ruler(const PixelMapping& mapping, TimeNs origin, Theme the
     ImGui::Dummy(ImVec2(label_width + static_cast<float>(mapping.width_px), height));
 }
 
+// This frame's rows, top to bottom: the host's lanes, the device's, then the counters, each group under
+// its header. Lanes without spans (a pipeline rebuilt smaller) drop out.
+std::vector<TimelineLane*> TimelineWindow::arrange(const AppState& state) {
+    std::vector<TimelineLane*> rows;
+    std::optional<LaneGroup> group;
+    for (const LaneInfo& info : lanes_to_draw(state.store())) {
+        if (group != info.group) {
+            group = info.group;
+            if (info.group == LaneGroup::host) {
+                rows.push_back(&host_header_);
+            } else {
+                device_header_.set_title(state.session() ? "Device: " + state.session()->status().device.name
+                                                         : "Device");
+                rows.push_back(&device_header_);
+            }
+        }
+        rows.push_back(&span_lane(info.id));
+    }
+    rows.push_back(&counters_header_);
+    for (auto& lane : counter_lanes_) rows.push_back(lane.get());
+    return rows;
+}
+
 void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
     const TraceStore& store = state.store();
     ImGui::BeginChild("lanes", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
-    ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float canvas_width = std::max(ImGui::GetContentRegionAvail().x - label_width, 50.f);
-    const float row = std::round(ImGui::GetFontSize() * 1.45f);
-    const float header = std::round(ImGui::GetFontSize() * 1.3f);
     const float window_top = ImGui::GetWindowPos().y, window_bottom = window_top + ImGui::GetWindowHeight();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    const float canvas_left = origin.x + label_width;
-
-    TimelineFrame frame{
-        store, PixelMapping{viewport_.range(), canvas_width},      theme,       draw, canvas_left, row,
-        mouse, ImGui::IsWindowHovered() && mouse.x >= canvas_left, std::nullopt};
-
-    const std::vector<LaneInfo> lanes = lanes_to_draw(store);
-    std::unordered_map<LaneId, LaneRow> rows;
     std::unordered_map<LaneId, double> busy;
     if (summary_)
         for (const LaneBusy& b : summary_->lanes) busy[b.lane] = b.busy;
-    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
-    const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const ImU32 stripe =
-        theme == Theme::high_contrast ? IM_COL32(255, 255, 255, 28) : IM_COL32(255, 255, 255, 10);
-    const float canvas_right = canvas_left + canvas_width;
-    drawn_items_ = 0;
+    TimelineFrame frame{store,
+                        PixelMapping{viewport_.range(), canvas_width},
+                        theme,
+                        ImGui::GetWindowDrawList(),
+                        origin.x,
+                        origin.x + label_width,
+                        std::round(ImGui::GetFontSize() * 1.45f),
+                        mouse,
+                        ImGui::IsWindowHovered() && mouse.x >= origin.x + label_width,
+                        summary_ ? &busy : nullptr,
+                        std::nullopt};
 
+    // Lay out every row, let the visible ones decide what to draw from the model, then draw them.
+    const std::vector<TimelineLane*> rows = arrange(state);
+    std::vector<float> tops;
     float y = origin.y;
-    auto visible = [&](float top, float h) { return top + h >= window_top && top <= window_bottom; };
-    auto group_header = [&](const std::string& title) {
-        if (visible(y, header)) {
-            draw->AddText(ImVec2(origin.x, y + 2.f), ink, title.c_str());
-            draw->AddLine(ImVec2(origin.x, y + header - 1.f), ImVec2(canvas_right, y + header - 1.f), faint);
-        }
-        y += header;
-    };
+    for (TimelineLane* row : rows) {
+        tops.push_back(y);
+        y += row->height(frame);
+    }
+    auto visible = [&](size_t i) { return tops[i] + rows[i]->height(frame) >= window_top && tops[i] <= window_bottom; };
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (visible(i)) rows[i]->preprocess(frame);
 
-    // Lane names stay in their column, however long.
-    auto label = [&](float top, ImU32 colour, const std::string& text) {
-        draw->PushClipRect(ImVec2(origin.x, top), ImVec2(canvas_left - 4.f, top + row * 2.f), true);
-        draw->AddText(ImVec2(origin.x + ImGui::GetFontSize() * 0.5f, top), colour, text.c_str());
-        draw->PopClipRect();
-    };
-    std::optional<LaneGroup> group;
-    int index = 0;
-    draw->PushClipRect(ImVec2(origin.x, window_top), ImVec2(canvas_right, window_bottom), true);
-    for (const LaneInfo& info : lanes) {
-        if (group != info.group) {
-            group = info.group;
-            std::string title = group_title(info.group);
-            if (info.group == LaneGroup::device && state.session())
-                title += ": " + state.session()->status().device.name;
-            group_header(title);
-        }
-        rows[info.id] = LaneRow{y, row};
-        if (visible(y, row)) {
-            if (index++ % 2) draw->AddRectFilled(ImVec2(origin.x, y), ImVec2(canvas_right, y + row), stripe);
-            std::string name = info.name;
-            if (auto b = busy.find(info.id); b != busy.end())
-                name += fmt::format("  {:.0f}%", b->second * 100);
-            label(y + (row - ImGui::GetFontSize()) * 0.5f, ink, name);
-            SpanLane& lane = span_lane(info.id);
-            lane.preprocess(frame);
-            draw->PushClipRect(ImVec2(canvas_left, y), ImVec2(canvas_right, y + row), true);
-            lane.draw(frame, y);
-            draw->PopClipRect();
-            drawn_items_ += lane.items();
-        }
-        y += row;
+    const float canvas_right = frame.canvas_left + canvas_width;
+    const ImU32 stripe = theme == Theme::high_contrast ? IM_COL32(255, 255, 255, 28) : IM_COL32(255, 255, 255, 10);
+    frame.draw->PushClipRect(ImVec2(origin.x, window_top), ImVec2(canvas_right, window_bottom), true);
+    drawn_items_ = 0;
+    int striped = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (!visible(i)) continue;
+        if (rows[i]->striped() && striped++ % 2)
+            frame.draw->AddRectFilled(ImVec2(origin.x, tops[i]), ImVec2(canvas_right, tops[i] + rows[i]->height(frame)),
+                                      stripe);
+        rows[i]->draw(frame, tops[i]);
+        drawn_items_ += rows[i]->drawn_items();
     }
-    group_header("Counters");
-    for (CounterLane& lane : counter_lanes_) {
-        const float h = lane.height(frame);
-        if (visible(y, h)) {
-            lane.preprocess(frame);
-            label(y + 1.f, ink, std::string(counter_kind_name(lane.kind())));
-            label(y + 1.f + ImGui::GetFontSize(), faint, lane.describe());
-            draw->PushClipRect(ImVec2(canvas_left, y), ImVec2(canvas_right, y + h), true);
-            lane.draw(frame, y);
-            draw->PopClipRect();
-        }
-        y += h;
-    }
-
-    // Overlays on the canvas: the selected range, then the hovered batch's trail.
-    draw->PushClipRect(ImVec2(canvas_left, window_top), ImVec2(canvas_right, window_bottom), true);
-    if (const auto& selection = viewport_.selection()) {
-        const float x0 = canvas_left + frame.mapping.clamp_x(frame.mapping.x_of(selection->start));
-        const float x1 = canvas_left + frame.mapping.clamp_x(frame.mapping.x_of(selection->end));
-        draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x1, y), IM_COL32(120, 170, 255, 40));
-        draw->AddLine(ImVec2(x0, origin.y), ImVec2(x0, y), IM_COL32(120, 170, 255, 200));
-        draw->AddLine(ImVec2(x1, origin.y), ImVec2(x1, y), IM_COL32(120, 170, 255, 200));
-    }
-    if (frame.hovered && frame.hovered->count == 1 && drag_ == Drag::none)
-        draw_batch_trail(draw, batch_trail(store, frame.hovered->span.batch, frame.hovered->span.start), rows,
-                         frame.mapping, canvas_left, theme);
-    draw->PopClipRect();
-    draw->PopClipRect();
+    overlays(frame, rows, tops, origin.y, y);
+    frame.draw->PopClipRect();
 
     ImGui::Dummy(ImVec2(label_width + canvas_width, y - origin.y));
-    interact(frame.mapping, ImVec2(canvas_left, window_top), ImVec2(canvas_right, window_bottom));
+    interact(frame.mapping, ImVec2(frame.canvas_left, window_top), ImVec2(canvas_right, window_bottom));
     if (frame.hovered && drag_ == Drag::none) tooltip(*frame.hovered, store);
     ImGui::EndChild();
+}
+
+// Over the canvas: the selected range, then the hovered batch's trail across the rows it touches.
+void TimelineWindow::overlays(const TimelineFrame& frame, const std::vector<TimelineLane*>& rows,
+                              const std::vector<float>& tops, float top, float bottom) {
+    const float right = frame.canvas_left + static_cast<float>(frame.mapping.width_px);
+    frame.draw->PushClipRect(ImVec2(frame.canvas_left, top), ImVec2(right, bottom), true);
+    if (const auto& selection = viewport_.selection()) {
+        const float x0 = frame.canvas_left + frame.mapping.clamp_x(frame.mapping.x_of(selection->start));
+        const float x1 = frame.canvas_left + frame.mapping.clamp_x(frame.mapping.x_of(selection->end));
+        frame.draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), IM_COL32(120, 170, 255, 40));
+        frame.draw->AddLine(ImVec2(x0, top), ImVec2(x0, bottom), IM_COL32(120, 170, 255, 200));
+        frame.draw->AddLine(ImVec2(x1, top), ImVec2(x1, bottom), IM_COL32(120, 170, 255, 200));
+    }
+    if (frame.hovered && frame.hovered->count == 1 && drag_ == Drag::none) {
+        std::unordered_map<LaneId, LaneRow> by_lane;
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (std::optional<LaneId> lane = rows[i]->trace_lane()) by_lane[*lane] = LaneRow{tops[i], rows[i]->height(frame)};
+        draw_batch_trail(frame.draw, batch_trail(frame.store, frame.hovered->span.batch, frame.hovered->span.start),
+                         by_lane, frame.mapping, frame.canvas_left, frame.theme);
+    }
+    frame.draw->PopClipRect();
 }
 
 void TimelineWindow::interact(const PixelMapping& mapping, ImVec2 canvas_min, ImVec2 canvas_max) {

@@ -16,6 +16,7 @@
 #include "app/gui/model/timeline_viewport.h"
 #include "app/gui/timeline_lane.h"
 #include "app/gui/timeline_lane_counter.h"
+#include "app/gui/timeline_lane_header.h"
 #include "app/gui/timeline_lane_spans.h"
 
 namespace pinscope::gui {
@@ -36,17 +37,22 @@ class TimelineWindow {
   private:
     void toolbar(AppState& state, Theme theme);
     void legend(Theme theme);
-    void summary_line(const AppState& state, Theme theme);
+    void summary_line(Theme theme);
     void ruler(const PixelMapping& mapping, TimeNs origin, Theme theme, float label_width);
     void lanes(AppState& state, Theme theme, float label_width);
+    std::vector<TimelineLane*> arrange(const AppState& state);
+    void overlays(const TimelineFrame& frame, const std::vector<TimelineLane*>& rows,
+                  const std::vector<float>& tops, float top, float bottom);
     void interact(const PixelMapping& mapping, ImVec2 canvas_min, ImVec2 canvas_max);
     void tooltip(const HoveredSpan& hovered, const TraceStore& store);
     void refresh_summary(const AppState& state);
     SpanLane& span_lane(LaneId lane);
 
     TimelineViewport viewport_;
+    // The rows, kept from frame to frame (they hold their draw buffers); arrange() orders them.
     std::unordered_map<LaneId, std::unique_ptr<SpanLane>> span_lanes_;
-    std::vector<CounterLane> counter_lanes_;
+    std::vector<std::unique_ptr<CounterLane>> counter_lanes_;
+    HeaderLane host_header_, device_header_, counters_header_;
     enum class Drag { none, pan, select } drag_ = Drag::none;
     TimeNs select_anchor_ = 0;
     std::optional<RangeSummary> summary_;

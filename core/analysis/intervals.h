@@ -4,17 +4,9 @@
 // here once, each a single linear merge.
 #include <vector>
 
-#include "core/trace/clock.h"
+#include "core/trace/interval.h"
 
 namespace pinscope {
-
-struct Interval {
-    TimeNs start = 0;
-    TimeNs end = 0;
-
-    TimeNs length() const { return end - start; }
-    bool operator==(const Interval&) const = default;
-};
 
 // Disjoint, sorted by start, no empty intervals: what every function below returns and expects
 // (except normalized(), which makes one).

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/intervals.h"
-#include "core/analysis/time_window.h"
 
 namespace pinscope {
 
@@ -27,7 +26,7 @@ IntervalList covered_time(const TraceStore& store, Interval window, Selector&& s
     IntervalList covered;
     for (const LaneInfo& lane : store.lanes()) {
         IntervalList lane_raw;
-        for (const Span& span : spans_started_by(store.spans(lane.id), window.end))
+        for (const Span& span : store.spans_touching(lane.id, window))
             if (selected(lane, span)) lane_raw.push_back({span.start, span.end});
         if (lane_raw.empty()) continue;
         // One lane is sorted by start already, so normalizing it is a linear pass.
@@ -65,7 +64,7 @@ StageLatency summarize(SpanKind kind, std::vector<TimeNs>& durations) {
 std::vector<StageLatency> stage_latencies(const TraceStore& store, Interval window) {
     std::vector<TimeNs> durations[kSpanKindCount];
     for (const LaneInfo& lane : store.lanes())
-        for (const Span& span : spans_started_by(store.spans(lane.id), window.end))
+        for (const Span& span : store.spans_touching(lane.id, window))
             if (ends_in(window, span.end)) durations[static_cast<int>(span.kind)].push_back(span.duration());
     std::vector<StageLatency> latencies;
     for (int kind = 0; kind < kSpanKindCount; ++kind)
@@ -90,7 +89,7 @@ CopyVolume copy_volume(const TraceStore& store, Interval window) {
     CopyVolume volume;
     IntervalList h2d_spans, d2h_spans;
     for (const LaneInfo& lane : store.lanes()) {
-        for (const Span& span : spans_started_by(store.spans(lane.id), window.end)) {
+        for (const Span& span : store.spans_touching(lane.id, window)) {
             if (!ends_in(window, span.end)) continue;
             if (span.kind == SpanKind::h2d) {
                 volume.h2d += span.bytes;
@@ -107,39 +106,27 @@ CopyVolume copy_volume(const TraceStore& store, Interval window) {
     return volume;
 }
 
-struct BatchExtent {
-    TimeNs first_start = std::numeric_limits<TimeNs>::max();
-    TimeNs last_end = std::numeric_limits<TimeNs>::min();
-    TimeNs last_kernel_end = std::numeric_limits<TimeNs>::min();
-};
-
 // A batch counts once, when its last kernel span (a batch in chunks has several) ends in the window.
-// Its extent is taken over the whole store, so a batch that straddles the window edge is whole.
+// Its extent comes from the store's batch index, so a batch that straddles the window edge is whole;
+// only the kernel spans that end in the window are read.
 StageLatency batch_latency(const TraceStore& store, Interval window) {
-    std::unordered_map<int64_t, BatchExtent> batches;
-    batches.reserve(store.span_count() / 4 + 1);  // every batch has several spans (fetch, h2d, kernel, ...)
+    std::vector<TimeNs> latencies;
+    std::unordered_set<int64_t> counted;
     for (const LaneInfo& lane : store.lanes()) {
-        for (const Span& span : store.spans(lane.id)) {
-            if (span.batch == kNoBatch) continue;
-            BatchExtent& extent = batches[span.batch];
-            extent.first_start = std::min(extent.first_start, span.start);
-            extent.last_end = std::max(extent.last_end, span.end);
-            if (span.kind == SpanKind::kernel)
-                extent.last_kernel_end = std::max(extent.last_kernel_end, span.end);
+        for (const Span& span : store.spans_touching(lane.id, window)) {
+            if (span.kind != SpanKind::kernel || span.batch == kNoBatch || !ends_in(window, span.end)) continue;
+            const std::optional<BatchExtent> extent = store.batch_extent(span.batch);
+            if (!extent || extent->last_kernel_end != span.end) continue;  // a later chunk ends it
+            if (counted.insert(span.batch).second) latencies.push_back(extent->last_end - extent->first_start);
         }
     }
-    std::vector<TimeNs> latencies;
-    for (const auto& [batch, extent] : batches)
-        if (ends_in(window, extent.last_kernel_end))
-            latencies.push_back(extent.last_end - extent.first_start);
     return summarize(SpanKind::count, latencies);
 }
 
 // The highest level the window saw, counting the level in force when it opened.
-double max_level(const std::vector<CounterSample>& series, Interval window) {
+double max_level(const TraceStore& store, CounterKind kind, Interval window) {
     double level = 0;
-    for (const CounterSample& sample : samples_in_window(series, window.start, window.end))
-        level = std::max(level, sample.value);
+    for (const CounterSample& sample : store.samples_in(kind, window)) level = std::max(level, sample.value);
     return level;
 }
 
@@ -185,9 +172,9 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     m.overlap = fraction(total_length(intersection(copies, kernels)), kernel_time);
     m.stall = fraction(total_length(difference(waits, kernels)), window.length());
 
-    m.outstanding_max = max_level(store.counters(CounterKind::outstanding_batches), window);
-    m.reorder_max = max_level(store.counters(CounterKind::reorder_depth), window);
-    m.pinned_bytes_max = max_level(store.counters(CounterKind::pinned_bytes), window);
+    m.outstanding_max = max_level(store, CounterKind::outstanding_batches, window);
+    m.reorder_max = max_level(store, CounterKind::reorder_depth, window);
+    m.pinned_bytes_max = max_level(store, CounterKind::pinned_bytes, window);
 
     m.latencies = stage_latencies(store, window);
     return m;

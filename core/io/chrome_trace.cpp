@@ -12,7 +12,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/analysis/time_window.h"
 #include "core/io/event_stream.h"
 #include "core/io/track_assignment.h"
 
@@ -28,11 +27,7 @@ constexpr int kHostPid = 1;
 constexpr int kDevicePid = 2;
 constexpr int64_t kTracksPerSortKey = 1000;  // room for a lane's extra tracks between two sort keys
 
-struct TimeRange {
-    TimeNs start = 0, end = 0;
-};
-
-TimeRange export_range(const ExportInfo& info) {
+Interval export_range(const ExportInfo& info) {
     if (info.start == 0 && info.end == 0)
         return {std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max()};
     return {info.start, std::max(info.start, info.end)};
@@ -51,12 +46,12 @@ struct ExportedLane {
     int first_tid = 0;  // track k is thread first_tid + k
 };
 
-std::vector<ExportedLane> export_lanes(const TraceStore& store, TimeRange range) {
+std::vector<ExportedLane> export_lanes(const TraceStore& store, Interval range) {
     std::vector<ExportedLane> lanes;
     for (const LaneInfo& info : store.lanes()) {
         ExportedLane lane;
         lane.info = &info;
-        lane.spans = spans_started_by(store.spans(info.id), range.end);
+        lane.spans = store.spans_touching(info.id, range);
         lane.tracks = assign_tracks(lane.spans, range.start);
         lane.pid = info.group == LaneGroup::device ? kDevicePid : kHostPid;
         if (lane.tracks.tracks > 0) lanes.push_back(std::move(lane));
@@ -72,12 +67,12 @@ std::vector<ExportedLane> export_lanes(const TraceStore& store, TimeRange range)
     return lanes;
 }
 
-std::span<const CounterSample> exported_samples(const TraceStore& store, int kind, TimeRange range) {
-    return samples_in_window(store.counters(CounterKind(kind)), range.start, range.end);
+std::span<const CounterSample> exported_samples(const TraceStore& store, int kind, Interval range) {
+    return store.samples_in(CounterKind(kind), range);
 }
 
 // The earliest exported time: every ts is relative to it, so none is negative.
-TimeNs base_time(const TraceStore& store, const std::vector<ExportedLane>& lanes, TimeRange range) {
+TimeNs base_time(const TraceStore& store, const std::vector<ExportedLane>& lanes, Interval range) {
     TimeNs base = std::numeric_limits<TimeNs>::max();
     for (const ExportedLane& lane : lanes) {
         // Spans are sorted by start, so the first exported one starts earliest.
@@ -207,7 +202,7 @@ void write_flows(EventStream& events, std::vector<FlowPoint>& points, TimeNs bas
     }
 }
 
-void write_counters(EventStream& events, const TraceStore& store, TimeRange range, TimeNs base) {
+void write_counters(EventStream& events, const TraceStore& store, Interval range, TimeNs base) {
     for (int kind = 0; kind < kCounterKindCount; ++kind) {
         const std::string name = json_string(counter_kind_name(CounterKind(kind)));
         for (const CounterSample& sample : exported_samples(store, kind, range)) {
@@ -227,7 +222,7 @@ nlohmann::json other_data(const ExportInfo& info, TimeNs base) {
 }  // namespace
 
 void write_chrome_trace(std::ostream& out, const TraceStore& store, const ExportInfo& info) {
-    const TimeRange range = export_range(info);
+    const Interval range = export_range(info);
     const std::vector<ExportedLane> lanes = export_lanes(store, range);
     const TimeNs base = base_time(store, lanes, range);
 

@@ -12,15 +12,21 @@ std::shared_ptr<Recorder> Trace::make_recorder() {
 }
 
 void Trace::collect(TraceStore& store) {
+    TraceBatch batch;
+    collect(batch);
+    store.add(batch);
+}
+
+void Trace::collect(TraceBatch& batch) {
     std::vector<std::shared_ptr<Recorder>> recorders;
     {
         std::lock_guard lock(mutex_);
         recorders = recorders_;
     }
-    store.set_lanes(lanes_.snapshot());
+    batch.lanes = lanes_.snapshot();
     for (const auto& recorder : recorders)
-        recorder->drain([&](const Span& span) { store.add(span); },
-                        [&](const CounterSample& sample) { store.add(sample); });
+        recorder->drain([&](const Span& span) { batch.spans.push_back(span); },
+                        [&](const CounterSample& sample) { batch.counters.push_back(sample); });
 
     // Forget recorders whose owners are gone and that hold nothing more.
     std::lock_guard lock(mutex_);

@@ -21,8 +21,10 @@ class Trace {
     // drained, collect() forgets it.
     std::shared_ptr<Recorder> make_recorder();
 
-    // Moves every recorded span and counter sample into `store` and refreshes its lanes.
-    // Call from one consumer thread at a time.
+    // Moves every span and counter sample recorded since into `batch` (appending), with the lanes
+    // registered so far. Call from one consumer thread at a time: a TraceCollector, or a test.
+    void collect(TraceBatch& batch);
+    // The same, straight into a store the caller owns.
     void collect(TraceStore& store);
 
     // Spans and samples lost because a recorder's ring was full when the consumer was late.

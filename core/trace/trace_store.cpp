@@ -4,6 +4,17 @@
 #include <limits>
 
 namespace pinscope {
+namespace {
+
+// A batch id with no span yet.
+constexpr BatchExtent kNoExtent{std::numeric_limits<TimeNs>::max(), std::numeric_limits<TimeNs>::min(),
+                                std::numeric_limits<TimeNs>::min()};
+
+bool empty(const BatchExtent& extent) {
+    return extent.first_start > extent.last_end;
+}
+
+}  // namespace
 
 void TraceStore::set_lanes(std::vector<LaneInfo> lanes) {
     lanes_ = std::move(lanes);
@@ -16,16 +27,11 @@ const LaneInfo* TraceStore::lane_info(LaneId id) const {
 
 void TraceStore::add(const Span& span) {
     if (span.lane >= spans_.size()) spans_.resize(span.lane + 1);
-    std::vector<Span>& lane = spans_[span.lane];
-    if (lane.empty() || lane.back().start <= span.start) {
-        lane.push_back(span);
-    } else {  // late arrival (e.g. CUPTI buffers complete out of order): keep the lane sorted
-        auto at = std::upper_bound(lane.begin(), lane.end(), span.start,
-                                   [](TimeNs t, const Span& s) { return t < s.start; });
-        lane.insert(at, span);
-    }
+    spans_[span.lane].add(span);
+    note_batch(span);
     ++span_count_;
     latest_ = std::max(latest_, span.end);
+    latest_span_end_ = std::max(latest_span_end_, span.end);
     if (span_count_ > limits_.max_spans) enforce_limits();
 }
 
@@ -43,15 +49,63 @@ void TraceStore::add(const CounterSample& sample) {
     if (counter_count_ > limits_.max_counter_samples) enforce_limits();
 }
 
+void TraceStore::add(const TraceBatch& batch) {
+    if (!batch.lanes.empty()) set_lanes(batch.lanes);
+    for (const Span& span : batch.spans) add(span);
+    for (const CounterSample& sample : batch.counters) add(sample);
+}
+
+void TraceStore::note_batch(const Span& span) {
+    if (span.batch == kNoBatch) return;
+    if (batches_.empty()) batch_base_ = span.batch;
+    if (span.batch < batch_base_) {  // an id below every one seen: rare, so the shift is affordable
+        batches_.insert(batches_.begin(), static_cast<size_t>(batch_base_ - span.batch), kNoExtent);
+        batch_base_ = span.batch;
+    }
+    const size_t index = static_cast<size_t>(span.batch - batch_base_);
+    if (index >= batches_.size()) batches_.resize(index + 1, kNoExtent);
+    BatchExtent& extent = batches_[index];
+    extent.first_start = std::min(extent.first_start, span.start);
+    extent.last_end = std::max(extent.last_end, span.end);
+    if (span.kind == SpanKind::kernel) extent.last_kernel_end = std::max(extent.last_kernel_end, span.end);
+}
+
+std::optional<BatchExtent> TraceStore::batch_extent(int64_t batch) const {
+    if (batch < batch_base_ || batch - batch_base_ >= static_cast<int64_t>(batches_.size())) return std::nullopt;
+    const BatchExtent& extent = batches_[static_cast<size_t>(batch - batch_base_)];
+    if (empty(extent)) return std::nullopt;
+    return extent;
+}
+
 std::span<const Span> TraceStore::spans(LaneId lane) const {
     if (lane >= spans_.size()) return {};
-    return spans_[lane];
+    return spans_[lane].all();
+}
+
+std::span<const Span> TraceStore::spans_touching(LaneId lane, Interval window) const {
+    if (lane >= spans_.size()) return {};
+    return spans_[lane].touching(window);
+}
+
+std::span<const CounterSample> TraceStore::samples_in(CounterKind kind, Interval window) const {
+    const std::vector<CounterSample>& series = counters(kind);
+    const auto after = [](TimeNs t, const CounterSample& s) { return t < s.time; };
+    auto first = std::upper_bound(series.begin(), series.end(), window.start, after);
+    if (first != series.begin()) --first;
+    auto stop = std::upper_bound(series.begin(), series.end(), window.end, after);
+    if (first >= stop) return {};
+    return {first, stop};
+}
+
+double TraceStore::level_at(CounterKind kind, TimeNs time) const {
+    const std::span<const CounterSample> in_force = samples_in(kind, {time, time});
+    return in_force.empty() ? 0.0 : in_force.back().value;
 }
 
 TimeNs TraceStore::first_time() const {
     TimeNs first = std::numeric_limits<TimeNs>::max();
-    for (const auto& lane : spans_)
-        if (!lane.empty()) first = std::min(first, lane.front().start);
+    for (const LaneSpans& lane : spans_)
+        if (!lane.empty()) first = std::min(first, lane.all().front().start);
     for (const auto& series : counters_)
         if (!series.empty()) first = std::min(first, series.front().time);
     return first == std::numeric_limits<TimeNs>::max() ? 0 : first;
@@ -61,19 +115,37 @@ TimeNs TraceStore::last_time() const {
     return span_count_ + counter_count_ == 0 ? 0 : latest_;
 }
 
+TimeNs TraceStore::latest_span_end() const {
+    return span_count_ == 0 ? 0 : latest_span_end_;
+}
+
+TraceStore TraceStore::extract(Interval window) const {
+    TraceStore copy(TraceLimits{std::numeric_limits<size_t>::max(), std::numeric_limits<size_t>::max()});
+    copy.set_lanes(lanes_);
+    for (const LaneSpans& lane : spans_)
+        for (const Span& span : lane.touching(window))
+            if (span.end >= window.start) copy.add(span);
+    for (int kind = 0; kind < kCounterKindCount; ++kind)
+        for (const CounterSample& sample : samples_in(static_cast<CounterKind>(kind), window)) copy.add(sample);
+    copy.limits_ = limits_;
+    return copy;
+}
+
 void TraceStore::evict_before(TimeNs time) {
-    for (auto& lane : spans_) {
-        // Not just a prefix: a long span near the front must not shield the short ones after it.
-        const size_t dropped = std::erase_if(lane, [time](const Span& s) { return s.end < time; });
-        span_count_ -= dropped;
-        evicted_spans_ += dropped;
-    }
+    size_t dropped = 0;
+    for (LaneSpans& lane : spans_) dropped += lane.erase_ended_before(time);
+    span_count_ -= dropped;
+    evicted_spans_ += dropped;
     for (auto& series : counters_) {
         auto first_kept = std::lower_bound(series.begin(), series.end(), time,
                                            [](const CounterSample& s, TimeNs t) { return s.time < t; });
         if (first_kept != series.begin()) --first_kept;  // the level in force at `time`
         counter_count_ -= static_cast<size_t>(first_kept - series.begin());
         series.erase(series.begin(), first_kept);
+    }
+    if (dropped) {
+        rebuild_batches();
+        recompute_latest();
     }
 }
 
@@ -93,15 +165,29 @@ void TraceStore::enforce_limits() {
     }
 }
 
+void TraceStore::rebuild_batches() {
+    batches_.clear();
+    for (const LaneSpans& lane : spans_)
+        for (const Span& span : lane.all()) note_batch(span);
+}
+
+void TraceStore::recompute_latest() {
+    latest_span_end_ = 0;
+    for (const LaneSpans& lane : spans_)
+        if (!lane.empty()) latest_span_end_ = std::max(latest_span_end_, lane.latest_end());
+}
+
 void TraceStore::clear() {
-    for (auto& lane : spans_) {
+    for (LaneSpans& lane : spans_) {
         evicted_spans_ += lane.size();
         lane.clear();
     }
     for (auto& series : counters_) series.clear();
+    batches_.clear();
     span_count_ = 0;
     counter_count_ = 0;
     latest_ = 0;
+    latest_span_end_ = 0;
 }
 
 }  // namespace pinscope

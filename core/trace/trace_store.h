@@ -1,19 +1,38 @@
 #pragma once
-// The collected trace, owned by one consumer thread (the GUI thread, or a headless run's collector).
-// Spans are kept per lane and sorted by start, so a view can binary-search the visible range.
+// The collected trace: spans kept per lane and sorted by start, counter samples per kind sorted by time,
+// and each batch's extent. One thread writes a store (a TraceCollector's, or a test's); readers of a
+// store that another thread writes take a TraceCollector::Snapshot first. Windowed reads find their
+// spans by binary search, so a question about one second of a long trace costs that second.
 // Memory is bounded: past max_spans the oldest spans of every lane are evicted.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "core/trace/interval.h"
+#include "core/trace/lane_spans.h"
 #include "core/trace/lanes.h"
 #include "core/trace/span.h"
 
 namespace pinscope {
 
 struct TraceLimits {
-    size_t max_spans = 8'000'000;  // about 320 MB of spans
+    size_t max_spans = 8'000'000;  // about 330 MB of spans
     size_t max_counter_samples = 2'000'000;
+};
+
+// What a Trace hands over in one collection: the lanes registered so far and everything recorded since.
+struct TraceBatch {
+    std::vector<LaneInfo> lanes;
+    std::vector<Span> spans;
+    std::vector<CounterSample> counters;
+};
+
+// Where one batch is in the trace: from its first span's start to its last span's end, and when its
+// last kernel span (a batch in chunks has several) ended.
+struct BatchExtent {
+    TimeNs first_start = 0, last_end = 0;
+    TimeNs last_kernel_end = 0;  // std::numeric_limits<TimeNs>::min() while it has no kernel span
 };
 
 class TraceStore {
@@ -26,18 +45,35 @@ class TraceStore {
 
     void add(const Span& span);
     void add(const CounterSample& sample);
+    void add(const TraceBatch& batch);
 
-    // Sorted by start. Empty for a lane that recorded nothing.
+    // Every span of a lane, sorted by start. Empty for a lane that recorded nothing.
     std::span<const Span> spans(LaneId lane) const;
+    // The spans of a lane that can touch [window.start, window.end] (LaneSpans::touching): skip those
+    // whose end is before window.start.
+    std::span<const Span> spans_touching(LaneId lane, Interval window) const;
     // Sorted by time.
     const std::vector<CounterSample>& counters(CounterKind kind) const {
         return counters_[static_cast<int>(kind)];
     }
+    // The samples of a series from the one in force at window.start (the last at or before it) to the
+    // last at or before window.end.
+    std::span<const CounterSample> samples_in(CounterKind kind, Interval window) const;
+    // The level in force at `time` (0 before the first sample).
+    double level_at(CounterKind kind, TimeNs time) const;
+
+    // Over the spans the store holds; nullopt for a batch it has no span of.
+    std::optional<BatchExtent> batch_extent(int64_t batch) const;
 
     size_t span_count() const { return span_count_; }
     uint64_t evicted_spans() const { return evicted_spans_; }
-    TimeNs first_time() const;  // earliest span start or counter sample; 0 when empty
-    TimeNs last_time() const;   // latest span end or counter sample; 0 when empty
+    TimeNs first_time() const;       // earliest span start or counter sample; 0 when empty
+    TimeNs last_time() const;        // latest span end or counter sample; 0 when empty
+    TimeNs latest_span_end() const;  // latest span end on any lane (counters can run ahead); 0 when empty
+
+    // A store of the same lanes holding the spans that touch `window` and the samples of samples_in():
+    // what an export takes along to write on another thread.
+    TraceStore extract(Interval window) const;
 
     // Drops every span that ended before `time` and every counter sample before it (keeping the last
     // one, which still holds the level at `time`).
@@ -46,14 +82,20 @@ class TraceStore {
 
   private:
     void enforce_limits();
+    void note_batch(const Span& span);
+    void rebuild_batches();
+    void recompute_latest();
 
     TraceLimits limits_;
     std::vector<LaneInfo> lanes_;
-    std::vector<std::vector<Span>> spans_;  // by lane id
+    std::vector<LaneSpans> spans_;  // by lane id
     std::vector<CounterSample> counters_[kCounterKindCount];
+    std::vector<BatchExtent> batches_;  // by batch id, from batch_base_
+    int64_t batch_base_ = 0;
     size_t span_count_ = 0;
     size_t counter_count_ = 0;
     TimeNs latest_ = 0;
+    TimeNs latest_span_end_ = 0;
     uint64_t evicted_spans_ = 0;
 };
 

@@ -1,19 +1,14 @@
 #include "app/gui/model/app_state.h"
 
+#include <cassert>
 #include <stdexcept>
 #include <thread>
 
-#include "app/gui/model/trace_window.h"
 #include "core/config/config_json.h"
 
 namespace pinscope::gui {
 namespace {
 
-// Eviction walks every lane; doing it every frame would cost what culling saves.
-constexpr TimeNs kEvictEvery = 2 * kNsPerS;
-// Eviction walks every span of every lane, so it waits until there is this much to cut: a pass costs
-// one frame in thousands instead of one in a hundred.
-constexpr TimeNs kEvictAtLeast = 30 * kNsPerS;
 // A paused view keeps its data, but not forever: the store's limits stay the real bound.
 constexpr TimeNs kMaxHeldForView = 600 * kNsPerS;
 
@@ -27,8 +22,15 @@ AppState::AppState(TraceStore trace) : viewed_(std::move(trace)), editor_(Pipeli
 }
 
 AppState::~AppState() {
+    frame_.reset();
     recording_.reset();  // waits for a write in progress before the session goes
     if (live_) live_->stop();
+}
+
+const TraceStore& AppState::store() const {
+    if (!live_) return viewed_;
+    assert(frame_ && "store() is read between tick() and end_frame()");
+    return frame_->store();
 }
 
 int AppState::batch_size() const {
@@ -45,25 +47,22 @@ void AppState::tick(TimeNs now, std::optional<TimeNs> view_start) {
         if (recording_) recording_->update(viewed_, now);
         return;
     }
+    frame_.reset();
     if (std::optional<PipelineConfig> change = editor_.take_change()) apply_error_ = live_->apply(*change);
-    live_->collect();
-    if (live_->restarts() != restarts_seen_) {  // a new run starts with an empty store
-        restarts_seen_ = live_->restarts();
-        history_.clear();
-    }
-    history_.update(live_->store(), live_->status().config.batch_size);
-    if (recording_) recording_->update(live_->store(), now);
-    evict(view_start.value_or(now));
+    live_->refresh();
+    frame_.emplace(live_->read());
+    history_ = live_->history();
+    if (recording_) recording_->update(store(), now);
+    allow_eviction(view_start.value_or(now));
 }
 
-void AppState::evict(TimeNs view_start) {
-    const TimeNs latest = latest_span_end(live_->store());
-    if (latest - last_eviction_ < kEvictEvery) return;
-    last_eviction_ = latest;
+// The collector evicts in large steps on its own thread; this only says how far back it may cut.
+void AppState::allow_eviction(TimeNs view_start) {
+    const TimeNs latest = store().latest_span_end();
     TimeNs cut = latest - kKeep;
     if (view_start < cut) cut = std::max(view_start, latest - kMaxHeldForView);
     if (recording_ && !recording_->finished()) cut = std::min(cut, recording_->window().start);
-    if (cut - live_->store().first_time() >= kEvictAtLeast) live_->evict_before(cut);
+    live_->allow_eviction_before(cut);
 }
 
 void AppState::start_recording(const RecordRequest& request, TimeNs now) {
@@ -78,7 +77,7 @@ void AppState::start_recording(const RecordRequest& request, TimeNs now) {
         context.device_name = "synthetic trace";
     }
     recording_.reset();
-    recording_ = std::make_unique<Recording>(request, std::move(context), now, latest_span_end(store()));
+    recording_ = std::make_unique<Recording>(request, std::move(context), now, store().latest_span_end());
     recording_->update(store(), now);
 }
 

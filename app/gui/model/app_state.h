@@ -4,7 +4,9 @@
 // draw this and call its methods; the tests drive the same methods (the app's control API), so what
 // a test proves about a slider holds for the slider.
 //
-// One thread (the GUI thread) owns an AppState and calls tick() once per frame.
+// One thread (the GUI thread) owns an AppState and calls tick() at the start of each frame and
+// end_frame() once the frame is built: in between, store() is a snapshot that the collector leaves
+// alone, so every view of one frame reads the same trace.
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,15 +26,18 @@ class AppState {
     explicit AppState(TraceStore trace);
     ~AppState();
 
-    // Once per frame. Hands a valid edited config to the pipeline, collects new spans, samples the
-    // metrics, advances a recording and, now and then, evicts history that nothing needs any more.
-    // `view_start` is where the timeline's view begins: a paused view keeps its data.
+    // At the start of a frame. Hands a valid edited config to the pipeline, takes the frame's snapshot of
+    // the trace and the live metrics, advances a recording and tells the collector what history nothing
+    // needs any more. `view_start` is where the timeline's view begins: a paused view keeps its data.
     void tick(TimeNs now = now_ns(), std::optional<TimeNs> view_start = std::nullopt);
+    // Once the frame is built: lets go of the snapshot, so the collector can store what came in.
+    void end_frame() { frame_.reset(); }
 
     bool live() const { return live_ != nullptr; }
     LiveSession* session() { return live_.get(); }
     const LiveSession* session() const { return live_.get(); }
-    const TraceStore& store() const { return live_ ? live_->store() : viewed_; }
+    // The trace as of this frame: between tick() and end_frame() for a live pipeline, always for a viewer.
+    const TraceStore& store() const;
 
     ConfigEditor& editor() { return editor_; }
     const ConfigEditor& editor() const { return editor_; }
@@ -53,16 +58,15 @@ class AppState {
     static constexpr TimeNs kKeep = 150 * kNsPerS;
 
   private:
-    void evict(TimeNs view_start);
+    void allow_eviction(TimeNs view_start);
 
     std::unique_ptr<LiveSession> live_;
+    std::optional<TraceCollector::Snapshot> frame_;
     TraceStore viewed_;
     ConfigEditor editor_;
     std::string apply_error_;
     MetricsHistory history_;
     std::unique_ptr<Recording> recording_;
-    TimeNs last_eviction_ = 0;
-    int restarts_seen_ = 0;
 };
 
 }  // namespace pinscope::gui

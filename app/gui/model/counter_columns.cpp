@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "core/analysis/time_window.h"
 
 namespace pinscope::gui {
 namespace {
@@ -58,9 +57,8 @@ std::vector<CounterColumn> counter_columns(const std::vector<CounterSample>& ser
     return out;
 }
 
-double counter_peak(const std::vector<CounterSample>& series, Interval range) {
+double counter_peak(std::span<const CounterSample> samples) {
     double peak = 0;
-    std::span<const CounterSample> samples = samples_in_window(series, range.start, range.end);
     const size_t step = std::max<size_t>(1, samples.size() / 4096);
     for (size_t i = 0; i < samples.size(); i += step) peak = std::max(peak, samples[i].value);
     return peak;

@@ -2,6 +2,7 @@
 // A counter series (outstanding batches, reorder depth, pinned bytes) reduced to one column per pixel
 // for a small plot: the highest level the column saw and the level at its right edge. One binary
 // search per column, and a bounded look inside each, so the plot costs pixels, not samples.
+#include <span>
 #include <vector>
 
 #include "app/gui/model/timeline_viewport.h"
@@ -18,7 +19,8 @@ struct CounterColumn {
 std::vector<CounterColumn> counter_columns(const std::vector<CounterSample>& series,
                                            const PixelMapping& mapping, int columns);
 
-// The highest level the series reaches in `range` (0 for none): the plot's vertical scale.
-double counter_peak(const std::vector<CounterSample>& series, Interval range);
+// The highest level among `samples` (0 for none), those of TraceStore::samples_in() for the view: the
+// plot's vertical scale.
+double counter_peak(std::span<const CounterSample> samples);
 
 }  // namespace pinscope::gui

@@ -12,27 +12,47 @@ PipelineConfig LiveSession::unbounded(PipelineConfig config) {
     return config;
 }
 
-LiveSession::LiveSession(const PipelineConfig& config, TraceLimits limits) : limits_(limits), store_(limits) {
+LiveSession::LiveSession(const PipelineConfig& config, TraceLimits limits) : limits_(limits) {
     start(config);
 }
 
 LiveSession::~LiveSession() {
     if (session_) session_->stop();
+    collector_.reset();
 }
 
 void LiveSession::start(const PipelineConfig& config) {
     auto session = std::make_unique<Session>(unbounded(config));
     if (session_) session_->stop();
-    // A new Session numbers its lanes afresh, so the old spans cannot stay in the store.
+    // A new Session numbers its lanes afresh, so the old spans cannot stay: a new store, a new history.
+    collector_.reset();
     session_ = std::move(session);
-    store_ = TraceStore(limits_);
+    {
+        std::lock_guard lock(history_mutex_);
+        history_.clear();
+    }
+    batch_size_ = config.batch_size;
+    CollectorOptions options;
+    options.limits = limits_;
+    options.on_collected = [this](const TraceStore& store) { update_history(store); };
+    collector_ = std::make_unique<TraceCollector>(session_->trace(), std::move(options));
     session_->start();
     status_ = session_->status();
 }
 
-void LiveSession::collect() {
-    session_->trace().collect(store_);
+void LiveSession::refresh() {
     status_ = session_->status();
+    batch_size_ = status_.config.batch_size;
+}
+
+void LiveSession::update_history(const TraceStore& store) {
+    std::lock_guard lock(history_mutex_);
+    history_.update(store, batch_size_);
+}
+
+MetricsHistory LiveSession::history() const {
+    std::lock_guard lock(history_mutex_);
+    return history_;
 }
 
 std::string LiveSession::apply(const PipelineConfig& requested) {
@@ -52,7 +72,7 @@ std::string LiveSession::apply(const PipelineConfig& requested) {
     } catch (const CalibrationError& e) {
         return std::string("calibration: ") + e.what();
     }
-    status_ = session_->status();
+    refresh();
     return {};
 }
 

@@ -1,13 +1,17 @@
 #pragma once
-// The app's running pipeline: a Session that runs unbounded, and the TraceStore the GUI thread
-// collects it into once per frame (Tracy's split: the pipeline's threads record, the view only reads
-// the packed, sorted store). A config change goes to the running pipeline (Session::reconfigure);
-// after a run has failed (a worker error), applying a config starts a fresh run instead.
+// The app's running pipeline: a Session that runs unbounded, and the TraceCollector whose thread owns
+// its trace (Tracy's split: the pipeline's threads record, the collector sorts and stores, the view
+// only reads a snapshot). The live metrics are computed on the collector's thread too, after each
+// collection, so a frame reads them instead of computing them. A config change goes to the running
+// pipeline (Session::reconfigure); after a run has failed (a worker error), applying a config starts a
+// fresh run instead.
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "app/gui/model/metrics_history.h"
 #include "core/pipeline/session.h"
-#include "core/trace/trace_store.h"
+#include "core/trace/trace_collector.h"
 
 namespace pinscope::gui {
 
@@ -23,14 +27,17 @@ class LiveSession {
     LiveSession(const LiveSession&) = delete;
     LiveSession& operator=(const LiveSession&) = delete;
 
-    // Once per frame, on the thread that reads store(): moves everything recorded since into the store.
-    void collect();
-    // Drops data older than `time` (the caller keeps what its view and its recordings need).
-    void evict_before(TimeNs time) { store_.evict_before(time); }
-
-    const TraceStore& store() const { return store_; }
-    // As of the last collect(): one lock per frame, not one per widget.
+    // A consistent view of the trace; the collector waits while one is held, so hold it for a frame.
+    TraceCollector::Snapshot read() const { return collector_->read(); }
+    // Once per frame: the session's status as of now (one lock per frame, not one per widget).
+    void refresh();
     const SessionStatus& status() const { return status_; }
+    // The live metrics as the collector last computed them.
+    MetricsHistory history() const;
+    // Data that ended before `time` may be evicted (the caller keeps what its view and recordings need).
+    void allow_eviction_before(TimeNs time) { collector_->allow_eviction_before(time); }
+    // Waits until everything recorded so far is in the store (tests).
+    void flush() { collector_->flush(); }
 
     // Applies `config` to the running pipeline, or starts a new run when the last one ended. Returns
     // an empty string when done, else a message that says why not (the config keeps running as it was).
@@ -47,10 +54,14 @@ class LiveSession {
 
   private:
     void start(const PipelineConfig& config);
+    void update_history(const TraceStore& store);  // on the collector's thread
 
     TraceLimits limits_;
     std::unique_ptr<Session> session_;
-    TraceStore store_;
+    std::unique_ptr<TraceCollector> collector_;  // after the session: reset before it
+    mutable std::mutex history_mutex_;
+    MetricsHistory history_;
+    std::atomic<int> batch_size_{1};
     SessionStatus status_;
     int restarts_ = 0;
 };

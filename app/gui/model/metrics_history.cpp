@@ -1,25 +1,13 @@
 #include "app/gui/model/metrics_history.h"
 
-#include "app/gui/model/trace_window.h"
-#include "core/analysis/time_window.h"
-
 namespace pinscope::gui {
-namespace {
-
-double level_at(const TraceStore& store, CounterKind kind, TimeNs time) {
-    std::span<const CounterSample> in_force = samples_in_window(store.counters(kind), time, time);
-    return in_force.empty() ? 0.0 : in_force.back().value;
-}
-
-}  // namespace
 
 bool MetricsHistory::update(const TraceStore& store, int batch_size) {
-    const TimeNs end = latest_span_end(store) - options_.settle;
+    const TimeNs end = store.latest_span_end() - options_.settle;
     const TimeNs first = store.first_time();
     if (end <= first || end - last_end_ < options_.every) return false;
     const Interval window{std::max(first, end - options_.window), end};
-    const TraceStore copy = copy_window(store, window);
-    latest_ = compute_metrics(copy, batch_size, MetricsWindow{window.start, window.end});
+    latest_ = compute_metrics(store, batch_size, MetricsWindow{window.start, window.end});
     last_end_ = end;
 
     MetricsSample sample;
@@ -30,9 +18,9 @@ bool MetricsHistory::update(const TraceStore& store, int batch_size) {
     sample.gpu_busy = latest_.gpu_busy;
     sample.overlap = latest_.overlap;
     sample.stall = latest_.stall;
-    sample.outstanding = level_at(store, CounterKind::outstanding_batches, end);
-    sample.reorder_depth = level_at(store, CounterKind::reorder_depth, end);
-    sample.pinned_bytes = level_at(store, CounterKind::pinned_bytes, end);
+    sample.outstanding = store.level_at(CounterKind::outstanding_batches, end);
+    sample.reorder_depth = store.level_at(CounterKind::reorder_depth, end);
+    sample.pinned_bytes = store.level_at(CounterKind::pinned_bytes, end);
     samples_.push_back(sample);
     while (samples_.size() > options_.capacity) samples_.pop_front();
     return true;

@@ -1,6 +1,6 @@
 #pragma once
-// The live metrics: every `every` of trace time, the metrics of the last `window` are computed on a
-// copy of just that window and appended to a bounded history, which the metrics panel plots.
+// The live metrics: every `every` of trace time, the metrics of the last `window` are computed (reading
+// only that window of the store) and appended to a bounded history, which the metrics panel plots.
 #include <deque>
 
 #include "core/analysis/metrics.h"

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "app/cli/run_report.h"
-#include "app/gui/model/trace_window.h"
 #include "core/analysis/metrics.h"
 #include "core/io/chrome_trace.h"
 
@@ -38,7 +37,7 @@ double Recording::progress(TimeNs now) const {
 void Recording::update(const TraceStore& store, TimeNs now) {
     if (phase_ == RecordPhase::capturing) {
         if (request_.mode == RecordMode::next && now < window_.end + kSettle) return;
-        auto window = std::make_shared<TraceStore>(copy_window(store, window_));
+        auto window = std::make_shared<TraceStore>(store.extract(window_));
         spans_written_ = window->span_count();
         ExportInfo info;
         info.device_name = context_.device_name;

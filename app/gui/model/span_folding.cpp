@@ -5,8 +5,6 @@
 namespace pinscope::gui {
 namespace {
 
-constexpr size_t kLookBack = 32;
-
 // First index in [from, to) whose span starts at or after `time`.
 size_t first_starting_at(std::span<const Span> lane, size_t from, size_t to, TimeNs time) {
     auto it = std::lower_bound(lane.begin() + static_cast<std::ptrdiff_t>(from),
@@ -31,14 +29,6 @@ size_t next_starting_at(std::span<const Span> lane, size_t from, size_t to, Time
 
 }  // namespace
 
-size_t first_visible(std::span<const Span> lane, TimeNs start) {
-    size_t first = first_starting_at(lane, 0, lane.size(), start);
-    const size_t floor = first > kLookBack ? first - kLookBack : 0;
-    for (size_t i = first; i > floor; --i)
-        if (lane[i - 1].end > start) first = i - 1;
-    return first;
-}
-
 void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
                double min_px, double max_px) {
     out.clear();
@@ -49,10 +39,10 @@ void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vec
     const TimeNs max_fold_ns = std::max<TimeNs>(fold_ns, mapping.ns_of_px(max_px));
     auto wide = [&](const Span& s) { return s.end - s.start >= fold_ns; };
 
-    for (size_t i = first_visible(lane, range.start); i < end;) {
+    for (size_t i = 0; i < end;) {
         const Span& span = lane[i];
         LaneDrawItem item{mapping.x_of(span.start), mapping.x_of(span.end), i, 1, span.kind, span.memory};
-        if (span.end <= range.start) {  // a look-back candidate that ends before the view
+        if (span.end <= range.start) {  // a longer span before it reaches the view; this one does not
             ++i;
             continue;
         }

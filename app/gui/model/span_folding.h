@@ -29,16 +29,12 @@ constexpr double kFoldPx = 3;
 // wide enough to carry its count.
 constexpr double kMaxFoldPx = 48;
 
-// Replaces `out` with the items of `lane` (sorted by start) that the mapping's range shows, in
-// order. A span is drawn on its own when it is at least `min_px` wide; runs of narrower spans whose
+// Replaces `out` with the items of `lane` that the mapping's range shows, in order. `lane` is what
+// TraceStore::spans_touching() gives for the range (sorted by start, from the first span that reaches
+// the view); an item's `first` indexes into it. A span is drawn on its own when it is at least `min_px` wide; runs of narrower spans whose
 // gaps are under `min_px` become one folded item from the first start to the latest end, at most
 // about `max_px` wide.
 void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
                double min_px = kFoldPx, double max_px = kMaxFoldPx);
-
-// Index of the first span of `lane` that may be visible at `start`: the first span starting at or
-// after it, moved back over the spans just before it that still run into it. Looks back a bounded
-// number of spans, which is enough for lanes whose spans barely overlap (every lane pinscope records).
-size_t first_visible(std::span<const Span> lane, TimeNs start);
 
 }  // namespace pinscope::gui

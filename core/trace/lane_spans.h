@@ -1,0 +1,44 @@
+#pragma once
+// The spans of one lane, sorted by start, with what a windowed read needs to find the first span that
+// still runs at a given time in O(log n): spans may overlap (a long span reaches over short ones after
+// it), so sorting by start alone cannot say where a window's spans begin. Every kBlock spans keep the
+// latest end seen so far ("reach"); the first block that reaches past a time holds the first span that
+// ends after it.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "core/trace/interval.h"
+#include "core/trace/span.h"
+
+namespace pinscope {
+
+class LaneSpans {
+  public:
+    static constexpr size_t kBlock = 64;
+
+    // Keeps start order: appends, or inserts a late span (one that starts before the last) in place.
+    void add(const Span& span);
+    // Drops every span that ended before `time`; returns how many.
+    size_t erase_ended_before(TimeNs time);
+    void clear();
+
+    std::span<const Span> all() const { return spans_; }
+    size_t size() const { return spans_.size(); }
+    bool empty() const { return spans_.empty(); }
+    // The latest end of any span; only for a lane that is not empty.
+    TimeNs latest_end() const { return reach_.back(); }
+
+    // The spans that can touch the closed window [window.start, window.end]: from the first span that
+    // ends at or after window.start to the last that starts at or before window.end. A span in between
+    // may have ended before the window (a longer one reached over it): callers skip it by its end.
+    std::span<const Span> touching(Interval window) const;
+
+  private:
+    void rebuild_reach(size_t from_block);
+
+    std::vector<Span> spans_;
+    std::vector<TimeNs> reach_;  // reach_[b]: the latest end among spans_[0 .. (b + 1) * kBlock)
+};
+
+}  // namespace pinscope
