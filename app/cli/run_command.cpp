@@ -13,6 +13,7 @@
 #include "core/config/config_json.h"
 #include "core/device/calibration.h"
 #include "core/io/chrome_trace.h"
+#include "core/io/metrics_json.h"
 #include "core/trace/trace_collector.h"
 
 namespace pinscope {

@@ -15,10 +15,9 @@ struct RunReport {
     Metrics metrics;
     uint64_t dropped_spans = 0;  // lost because a recorder's ring overflowed
     uint64_t evicted_spans = 0;  // dropped by the store's memory bound
-    std::optional<CudaTraceReport> gpu_trace;  // a real GPU: how its spans were recorded, what was lost
+    std::optional<GpuTraceReport> gpu_trace;  // a real GPU: how its spans were recorded, what was lost
 };
 
-nlohmann::json metrics_json(const Metrics& metrics);
 nlohmann::json report_json(const RunReport& report);
 void print_report(std::ostream& out, const RunReport& report);
 

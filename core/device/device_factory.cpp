@@ -1,6 +1,7 @@
 #include "core/device/device_factory.h"
 
 #include "core/device/calibration.h"
+#include "core/device/cuda/cuda_device.h"  // declarations only, no CUDA types: the one includer
 #include "core/device/sim/sim_device.h"
 
 namespace pinscope {
@@ -18,7 +19,7 @@ int cuda_device_count(std::string* reason) {
 #endif
 }
 
-std::optional<CudaTraceReport> gpu_trace_report(Device& device) {
+std::optional<GpuTraceReport> gpu_trace_report(Device& device) {
 #if PINSCOPE_HAVE_CUDA
     return cuda_trace_report(device);
 #else

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/config/pipeline_config.h"
-#include "core/device/cuda/cuda_device.h"  // declarations only: no CUDA types, fine in any build
 #include "core/device/device.h"
+#include "core/device/gpu_trace_report.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -25,7 +25,7 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace);
 
 // How a real GPU's spans were recorded (CUPTI or CUDA events) and what was lost on the way; nullopt
 // for the simulated GPU, which records every span itself and loses none.
-std::optional<CudaTraceReport> gpu_trace_report(Device& device);
+std::optional<GpuTraceReport> gpu_trace_report(Device& device);
 
 // Whether this build can drive a real GPU, and if not, why (for `pinscope info` and --device auto).
 bool cuda_built();

@@ -113,7 +113,7 @@ DeviceResources Session::device_resources() const {
     return device_ ? device_->resources() : DeviceResources{};
 }
 
-std::optional<CudaTraceReport> Session::gpu_trace_report() const {
+std::optional<GpuTraceReport> Session::gpu_trace_report() const {
     std::lock_guard lock(mutex_);
     return device_ ? pinscope::gpu_trace_report(*device_) : std::nullopt;
 }

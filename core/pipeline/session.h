@@ -16,7 +16,7 @@
 
 #include "core/config/pipeline_config.h"
 #include "core/device/device.h"
-#include "core/device/device_factory.h"
+#include "core/device/gpu_trace_report.h"
 #include "core/pipeline/pipeline_thread.h"
 #include "core/trace/trace.h"
 
@@ -60,7 +60,7 @@ class Session {
     // The device's live resources: after stop(), every count is back to zero unless something leaked.
     DeviceResources device_resources() const;
     // For a real GPU: how its spans were recorded and how many records were dropped or untimed.
-    std::optional<CudaTraceReport> gpu_trace_report() const;
+    std::optional<GpuTraceReport> gpu_trace_report() const;
     Trace& trace() { return trace_; }
 
   private:

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "app/cli/run_report.h"
 #include "core/analysis/metrics.h"
 #include "core/io/chrome_trace.h"
+#include "core/io/metrics_json.h"
 
 namespace pinscope::gui {
 

@@ -46,7 +46,7 @@ class CudaDevice final : public Device {
     ~CudaDevice() override;
 
     const DeviceInfo& info() const override { return info_; }
-    CudaTraceReport trace_report() const;
+    GpuTraceReport trace_report() const;
 
     void copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src, size_t src_offset,
                         size_t bytes, Stream& stream, bool non_blocking, int64_t batch) override;
@@ -202,9 +202,9 @@ void CudaDevice::measure_link_peaks() {
     release();
 }
 
-CudaTraceReport CudaDevice::trace_report() const {
+GpuTraceReport CudaDevice::trace_report() const {
     const cuda::ActivityStats stats = activity_->stats();
-    CudaTraceReport report;
+    GpuTraceReport report;
     report.method = activity_->describe();
     report.cupti = dynamic_cast<const cuda::CuptiRecorder*>(activity_.get()) != nullptr;
     report.spans = stats.spans;
@@ -414,7 +414,7 @@ std::unique_ptr<Device> make_cuda_device(Trace& trace, const CudaDeviceOptions& 
     return std::make_unique<CudaDevice>(trace, options, tracing);
 }
 
-std::optional<CudaTraceReport> cuda_trace_report(Device& device) {
+std::optional<GpuTraceReport> cuda_trace_report(Device& device) {
     auto* cuda = dynamic_cast<CudaDevice*>(&device);
     if (!cuda) return std::nullopt;
     return cuda->trace_report();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/device/device.h"
+#include "core/device/gpu_trace_report.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -27,14 +28,6 @@ std::unique_ptr<Device> make_cuda_device(Trace& trace, const CudaDeviceOptions& 
 
 // How a CUDA device records its GPU spans, and what it lost. Counts cover the work flushed so far
 // (synchronize() flushes). nullopt when `device` is not a CUDA device.
-struct CudaTraceReport {
-    bool cupti = false;
-    std::string method;         // "GPU spans from CUPTI (...)" or "GPU spans from CUDA events (why)"
-    uint64_t spans = 0;         // GPU spans recorded
-    uint64_t dropped = 0;       // records CUPTI dropped
-    uint64_t untimed = 0;       // records without times (start = end = 0)
-    uint64_t uncorrelated = 0;  // spans whose batch id never arrived
-};
-std::optional<CudaTraceReport> cuda_trace_report(Device& device);
+std::optional<GpuTraceReport> cuda_trace_report(Device& device);
 
 }  // namespace pinscope

@@ -50,7 +50,7 @@ std::string check_tracing() {
                     memory_right &=
                         span.memory == (span.batch == 1 ? HostMemory::pinned : HostMemory::pageable);
             }
-        const CudaTraceReport report = *cuda_trace_report(*device);
+        const GpuTraceReport report = *cuda_trace_report(*device);
         if (!report.cupti) return "partly: " + report.method + "; GPU spans are timed by CUDA events";
         if (found != 3 || !memory_right)
             return fmt::format("no: CUPTI recorded {} of 3 GPU spans{}", found,

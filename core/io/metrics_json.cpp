@@ -1,0 +1,35 @@
+#include "core/io/metrics_json.h"
+
+namespace pinscope {
+
+nlohmann::json metrics_json(const Metrics& m) {
+    nlohmann::json j;
+    j["seconds"] = m.seconds;
+    j["batches"] = m.batches;
+    j["samples"] = m.samples;
+    j["samples_per_s"] = m.samples_per_s;
+    j["batches_per_s"] = m.batches_per_s;
+    j["h2d_bytes"] = m.h2d_bytes;
+    j["h2d_gbps"] = m.h2d_gbps;
+    j["h2d_sustained_gbps"] = m.h2d_sustained_gbps;
+    j["d2h_gbps"] = m.d2h_gbps;
+    j["d2h_sustained_gbps"] = m.d2h_sustained_gbps;
+    j["gpu_busy"] = m.gpu_busy;
+    j["overlap"] = m.overlap;
+    j["stall"] = m.stall;
+    j["outstanding_max"] = m.outstanding_max;
+    j["reorder_max"] = m.reorder_max;
+    j["pinned_bytes_max"] = m.pinned_bytes_max;
+    j["pageable_h2d_fraction"] = m.pageable_h2d_fraction;
+    nlohmann::json latency = nlohmann::json::object();
+    for (const StageLatency& l : m.latencies)
+        latency[std::string(span_kind_name(l.kind))] = {
+            {"count", l.count}, {"p50_us", l.p50_us}, {"p99_us", l.p99_us}};
+    latency["batch"] = {{"count", m.batch_latency.count},
+                        {"p50_us", m.batch_latency.p50_us},
+                        {"p99_us", m.batch_latency.p99_us}};
+    j["latency"] = latency;
+    return j;
+}
+
+}  // namespace pinscope
