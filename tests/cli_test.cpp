@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_words.h"
-#include "knob_values.h"
+#include "tests/knob_values.h"
 
 using namespace pinscope;
 using namespace pinscope::testing;

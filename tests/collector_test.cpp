@@ -7,6 +7,7 @@
 #include "core/analysis/metrics.h"
 #include "core/pipeline/session.h"
 #include "core/trace/trace_collector.h"
+#include "tests/sim_configs.h"
 
 using namespace pinscope;
 
@@ -56,13 +57,7 @@ TEST_CASE("the collector evicts only what it is allowed to, in large steps") {
 }
 
 TEST_CASE("a live session's collector inserts late spans while another thread reads snapshots and metrics") {
-    PipelineConfig config;
-    config.device = DeviceChoice::sim;
-    config.num_workers = 2;
-    config.batch_size = 8;
-    config.sample_shape.dims = {3, 32, 32};
-    config.kernel_us = 100;
-    config.seconds = 0;  // until stopped
+    const PipelineConfig config = testing::tiny_run(0);  // until stopped
     Session session(config);
     std::atomic<int> metrics_read{0}, inconsistent{0};
     std::atomic<bool> done{false};

@@ -11,8 +11,10 @@
 #include "core/pipeline/data_loader.h"
 #include "core/pipeline/dataset.h"
 #include "core/pipeline/train_loop.h"
+#include "tests/leak_checks.h"
 
 using namespace pinscope;
+using namespace pinscope::testing;
 
 namespace {
 
@@ -221,12 +223,7 @@ TEST_CASE("a pipeline on the GPU gives back every buffer, stream and event") {
             train.drain();
             CHECK(train.completed() == 40);
         }
-        const DeviceResources left = bench.device->resources();
-        CHECK(left.host_buffers == 0);
-        CHECK(left.pinned_bytes == 0);
-        CHECK(left.device_buffers == 0);
-        CHECK(left.streams == 0);
-        CHECK(left.events == 0);
+        check_nothing_held(bench.device->resources());
         // The pipeline's teardown flushed the trace: every batch's kernels (2 chunks each) are there.
         int kernels = 0;
         for (const Span& s : bench.gpu_spans()) kernels += s.kind == SpanKind::kernel;

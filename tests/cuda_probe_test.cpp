@@ -9,8 +9,10 @@
 #include "core/device/device_factory.h"
 #include "core/device/gpu_inventory.h"
 #include "core/device/sim/sim_device.h"
+#include "tests/leak_checks.h"
 
 using namespace pinscope;
+using namespace pinscope::testing;
 
 namespace {
 
@@ -84,11 +86,7 @@ TEST_CASE("the device call cost measured on the simulated GPU gives back the hos
     SimDevice device(trace, calibration_from_json(calibration_json(r), "probe"));
     const double us = time_device_call_us(device, /*batches=*/40, /*rounds=*/3);
     CHECK(us >= device.call_charge_us());  // every call spins that long; the time is divided by the calls made
-    const DeviceResources left = device.resources();  // and it gives back all it took
-    CHECK(left.host_buffers == 0);
-    CHECK(left.device_buffers == 0);
-    CHECK(left.streams == 0);
-    CHECK(left.events == 0);
+    check_nothing_held(device.resources());  // and it gives back all it took
 }
 
 TEST_CASE("a PCIe link prints its generation and width, and says when it runs slower now") {

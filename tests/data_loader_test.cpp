@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "tests/leak_checks.h"
 #include "tests/pipeline_fixture.h"
 
 using namespace pinscope;
@@ -10,7 +11,7 @@ using namespace pinscope::testing;
 
 TEST_CASE("at most prefetch_factor * num_workers batches are outstanding") {
     LoaderHarness h;
-    PipelineConfig config = small_config(3);
+    PipelineConfig config = scripted_loader(3);
     config.prefetch_factor = 2;
     auto loader = h.make(config);
     CHECK(loader->outstanding() == 6);  // PyTorch prefetches pf * W batches when the iterator starts
@@ -26,7 +27,7 @@ TEST_CASE("at most prefetch_factor * num_workers batches are outstanding") {
 
 TEST_CASE("each batch handed over lets exactly one more be dispatched") {
     LoaderHarness h;
-    PipelineConfig config = small_config(2);
+    PipelineConfig config = scripted_loader(2);
     config.prefetch_factor = 3;
     auto loader = h.make(config);
     for (int k = 1; k <= 25; ++k) {
@@ -38,7 +39,7 @@ TEST_CASE("each batch handed over lets exactly one more be dispatched") {
 TEST_CASE("with in_order, batches come in order even when an early one is slow") {
     LoaderHarness h;
     h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 200'000.0 : 0.0; };  // batch 0 is slow
-    auto loader = h.make(small_config(4));
+    auto loader = h.make(scripted_loader(4));
     for (int64_t i = 0; i < 20; ++i) {
         auto batch = loader->next();
         REQUIRE(batch);
@@ -53,7 +54,7 @@ TEST_CASE("with in_order, batches come in order even when an early one is slow")
 TEST_CASE("with in_order=false, batches are handed over as they arrive") {
     LoaderHarness h;
     h.dataset.delay_us = [](int64_t sample) { return sample < 4 ? 300'000.0 : 0.0; };
-    PipelineConfig config = small_config(4);
+    PipelineConfig config = scripted_loader(4);
     config.in_order = false;
     auto loader = h.make(config);
     std::set<int64_t> seen;
@@ -69,7 +70,7 @@ TEST_CASE("with in_order=false, batches are handed over as they arrive") {
 
 TEST_CASE("with in_order, batch i goes to worker i mod num_workers") {
     LoaderHarness h;
-    auto loader = h.make(small_config(3));
+    auto loader = h.make(scripted_loader(3));
     for (int i = 0; i < 30; ++i) {
         auto batch = loader->next();
         REQUIRE(batch);
@@ -82,7 +83,7 @@ TEST_CASE("with in_order=false, work goes to the least-loaded worker") {
     h.dataset.delay_us = [](int64_t sample) {
         return sample < 4 ? 300'000.0 : 0.0;
     };  // worker 0 is stuck on batch 0
-    PipelineConfig config = small_config(2);
+    PipelineConfig config = scripted_loader(2);
     config.in_order = false;
     auto loader = h.make(config);
     // Initially batches 0 and 2 go to worker 0, 1 and 3 to worker 1. While worker 0 is stuck, every
@@ -99,7 +100,7 @@ TEST_CASE("with in_order=false, work goes to the least-loaded worker") {
 TEST_CASE("with num_workers=0 batches are built inline on the calling thread") {
     LoaderHarness h;
     const int threads_before = live_pipeline_threads();
-    auto loader = h.make(small_config(0));
+    auto loader = h.make(scripted_loader(0));
     CHECK(live_pipeline_threads() == threads_before);
     CHECK(loader->outstanding() == 0);
     for (int64_t i = 0; i < 5; ++i) {
@@ -121,7 +122,7 @@ TEST_CASE("a worker's error is re-raised in the train loop with PyTorch's messag
     h.dataset.fail = [](int64_t sample) {
         if (sample == 5) throw DatasetError("ValueError", "sample 5 is corrupt");
     };
-    auto loader = h.make(small_config(2));
+    auto loader = h.make(scripted_loader(2));
     REQUIRE(loader->next()->index == 0);
     // Sample 5 is in batch 1, which worker 1 builds.
     CHECK_THROWS_WITH_AS(loader->next(),
@@ -142,7 +143,7 @@ TEST_CASE("a C++ exception from a dataset is named as Python would name it") {
     h.dataset.fail = [](int64_t sample) {
         if (sample == 0) throw std::out_of_range("index 0 is out of range");
     };
-    auto loader = h.make(small_config(1));
+    auto loader = h.make(scripted_loader(1));
     CHECK_THROWS_WITH_AS(
         loader->next(), "Caught IndexError in DataLoader worker process 0. Original: index 0 is out of range",
         WorkerError);
@@ -153,7 +154,7 @@ TEST_CASE("with num_workers=0 the dataset's own exception reaches the train loop
     h.dataset.fail = [](int64_t sample) {
         if (sample == 1) throw DatasetError("ValueError", "bad");
     };
-    auto loader = h.make(small_config(0));
+    auto loader = h.make(scripted_loader(0));
     CHECK_THROWS_AS(loader->next(), DatasetError);
 }
 
@@ -161,7 +162,7 @@ TEST_CASE("pin_mode=thread pins in the pin thread, pin_mode=direct in the worker
     for (PinMode mode : {PinMode::thread, PinMode::direct}) {
         CAPTURE(to_string(mode));
         LoaderHarness h;
-        PipelineConfig config = small_config(2);
+        PipelineConfig config = scripted_loader(2);
         config.pin_mode = mode;
         auto loader = h.make(config);
         for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pinned);
@@ -186,7 +187,7 @@ TEST_CASE("pin_mode=thread pins in the pin thread, pin_mode=direct in the worker
 
 TEST_CASE("without pin_memory batches stay in pageable memory and nothing is pinned") {
     LoaderHarness h;
-    PipelineConfig config = small_config(2);
+    PipelineConfig config = scripted_loader(2);
     config.pin_memory = false;
     auto loader = h.make(config);
     for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pageable);
@@ -197,7 +198,7 @@ TEST_CASE("without pin_memory batches stay in pageable memory and nothing is pin
 
 TEST_CASE("host buffers come from bounded pools and are reused") {
     LoaderHarness h;
-    PipelineConfig config = small_config(2);  // pf 2: 4 outstanding, 2 held downstream
+    PipelineConfig config = scripted_loader(2);  // pf 2: 4 outstanding, 2 held downstream
     auto loader = h.make(config);
     for (int i = 0; i < 200; ++i) REQUIRE(loader->next());
     // Two pools (pageable for the workers, pinned for the pin thread), each of at most
@@ -210,7 +211,7 @@ TEST_CASE("host buffers come from bounded pools and are reused") {
 TEST_CASE("interrupt wakes a train loop blocked on a slow batch") {
     LoaderHarness h;
     h.dataset.delay_us = [](int64_t) { return 60e6; };  // a minute per sample
-    auto loader = h.make(small_config(2));
+    auto loader = h.make(scripted_loader(2));
     std::thread interrupter([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
         loader->interrupt();
@@ -222,14 +223,14 @@ TEST_CASE("interrupt wakes a train loop blocked on a slow batch") {
 
 TEST_CASE("destroying a loader joins its threads and returns every buffer") {
     LoaderHarness h;
-    const int threads_before = live_pipeline_threads();
+    const ThreadCount threads;
     {
-        PipelineConfig config = small_config(4);
+        PipelineConfig config = scripted_loader(4);
         auto loader = h.make(config);
-        CHECK(live_pipeline_threads() == threads_before + 5);  // 4 workers and the pin thread
-        for (int i = 0; i < 7; ++i) REQUIRE(loader->next());   // keep some batches queued and in flight
+        CHECK(threads.started_since() == 5);                  // 4 workers and the pin thread
+        for (int i = 0; i < 7; ++i) REQUIRE(loader->next());  // keep some batches queued and in flight
     }
-    CHECK(live_pipeline_threads() == threads_before);
-    CHECK(h.device.resources().host_buffers == 0);
+    CHECK(threads.threads_back());
+    check_nothing_held(h.device.resources());
     CHECK(h.pinned.value() == 0);
 }

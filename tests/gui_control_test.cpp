@@ -7,10 +7,12 @@
 
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/presets.h"
-#include "core/pipeline/pipeline_thread.h"
+#include "tests/leak_checks.h"
+#include "tests/sim_configs.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
+using namespace pinscope::testing;
 
 namespace {
 
@@ -24,11 +26,6 @@ void run_frames(AppState& app, TimeNs duration) {
         app.end_frame();
         std::this_thread::sleep_for(std::chrono::nanoseconds(kFrame));
     }
-}
-
-PipelineConfig on_sim(PipelineConfig config) {
-    config.device = DeviceChoice::sim;
-    return config;
 }
 
 }  // namespace
@@ -52,7 +49,7 @@ TEST_CASE("in the loading-bound preset, num_workers 0 -> 8 lowers the stall by a
 }
 
 TEST_CASE("1,000 slider changes in a row: no crash, no leaked buffer, no leaked thread") {
-    const int threads_before = live_pipeline_threads();
+    const ThreadCount threads;
     PipelineConfig config = on_sim(PipelineConfig{});
     config.sample_shape.dims = {3, 32, 32};  // small batches: rebuilds are quick on 2 cores
     config.batch_size = 16;
@@ -122,17 +119,10 @@ TEST_CASE("1,000 slider changes in a row: no crash, no leaked buffer, no leaked 
         app.end_frame();
 
         app.session()->stop();
-        CHECK(live_pipeline_threads() == threads_before);
-        const DeviceResources r = app.session()->device_resources();
-        CHECK(r.host_buffers == 0);
-        CHECK(r.pinned_bytes == 0);
-        CHECK(r.pageable_bytes == 0);
-        CHECK(r.device_buffers == 0);
-        CHECK(r.device_bytes == 0);
-        CHECK(r.streams == 0);
-        CHECK(r.events == 0);
+        CHECK(threads.threads_back());
+        check_nothing_held(app.session()->device_resources());
     }
-    CHECK(live_pipeline_threads() == threads_before);
+    CHECK(threads.threads_back());
 }
 
 TEST_CASE("a worker's error shows in the status - fixing the knob starts a new run") {

@@ -6,7 +6,7 @@
 
 #include "core/config/config_json.h"
 #include "core/config/validate.h"
-#include "knob_values.h"
+#include "tests/knob_values.h"
 
 using namespace pinscope;
 using namespace pinscope::testing;

@@ -8,6 +8,7 @@
 
 #include "core/device/sim/sim_device.h"
 #include "core/pipeline/data_loader.h"
+#include "tests/sim_configs.h"
 
 namespace pinscope::testing {
 
@@ -27,18 +28,6 @@ class ScriptedDataset final : public Dataset {
         std::memset(out, static_cast<int>(index & 0xFF), 16);
     }
 };
-
-// A config whose batches are ScriptedDataset-sized: 4 samples of 16 bytes = 4 floats each.
-inline PipelineConfig small_config(int workers) {
-    PipelineConfig config;
-    config.num_workers = workers;
-    config.batch_size = 4;
-    config.sample_shape.dims = {4};
-    config.kernel_us = 0;
-    config.d2h_bytes = 0;
-    config.device = DeviceChoice::sim;
-    return config;
-}
 
 struct LoaderHarness {
     Trace trace;

@@ -11,23 +11,13 @@
 #include "core/device/calibration.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/pipeline/session.h"
+#include "tests/leak_checks.h"
+#include "tests/sim_configs.h"
 
 using namespace pinscope;
+using namespace pinscope::testing;
 
 namespace {
-
-PipelineConfig tiny(int64_t batches) {
-    PipelineConfig config;
-    config.device = DeviceChoice::sim;
-    config.num_workers = 2;
-    config.batch_size = 8;
-    config.sample_shape.dims = {3, 16, 16};
-    config.kernel_us = 50;
-    config.d2h_bytes = 256;
-    config.seconds = 0;
-    config.batches = batches;
-    return config;
-}
 
 struct Finished {
     SessionStatus status;
@@ -60,21 +50,18 @@ std::vector<Span> spans_of(const TraceStore& store, SpanKind kind, std::optional
 }  // namespace
 
 TEST_CASE("a session runs exactly to its batch bound and leaves nothing behind") {
-    const int threads_before = live_pipeline_threads();
-    Finished f = run(tiny(30));
+    const ThreadCount threads;
+    Finished f = run(tiny_run(30));
     CHECK(f.status.state == SessionState::finished);
     CHECK(f.status.batches == 30);
     CHECK(f.status.generation == 1);
     CHECK(spans_of(f.store, SpanKind::kernel).size() == 30);
-    CHECK(live_pipeline_threads() == threads_before);
-    CHECK(f.resources.host_buffers == 0);
-    CHECK(f.resources.device_buffers == 0);
-    CHECK(f.resources.streams == 0);
-    CHECK(f.resources.events == 0);
+    CHECK(threads.threads_back());
+    check_nothing_held(f.resources);
 }
 
 TEST_CASE("every GPU span carries the id of a batch the loader built") {
-    Finished f = run(tiny(20));
+    Finished f = run(tiny_run(20));
     std::set<int64_t> fetched;
     for (const Span& s : spans_of(f.store, SpanKind::fetch)) fetched.insert(s.batch);
     for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h})
@@ -82,7 +69,7 @@ TEST_CASE("every GPU span carries the id of a batch the loader built") {
 }
 
 TEST_CASE("the outstanding-batches counter never exceeds prefetch_factor * num_workers") {
-    PipelineConfig config = tiny(60);
+    PipelineConfig config = tiny_run(60);
     config.num_workers = 3;
     config.prefetch_factor = 2;
     config.kernel_us = 2000;  // a slow GPU: the loader fills up to its cap
@@ -94,7 +81,7 @@ TEST_CASE("the outstanding-batches counter never exceeds prefetch_factor * num_w
 }
 
 TEST_CASE("a pageable H2D shows staging time on the host thread that issued it") {
-    PipelineConfig config = tiny(20);
+    PipelineConfig config = tiny_run(20);
     config.pin_memory = false;
     Finished f = run(config);
     const auto h2d = spans_of(f.store, SpanKind::h2d);
@@ -118,7 +105,7 @@ TEST_CASE("a pageable H2D shows staging time on the host thread that issued it")
 }
 
 TEST_CASE("with pin_memory and non_blocking, H2D copies are pinned and do not hold the host") {
-    Finished f = run(tiny(20));
+    Finished f = run(tiny_run(20));
     for (const Span& s : spans_of(f.store, SpanKind::h2d)) CHECK(s.memory == HostMemory::pinned);
     CHECK(spans_of(f.store, SpanKind::stage).empty());
 }
@@ -126,7 +113,7 @@ TEST_CASE("with pin_memory and non_blocking, H2D copies are pinned and do not ho
 TEST_CASE("with 64 MiB batches, pinned H2D moves at least 4x the GB/s of pageable") {
     double gbps[2];
     for (bool pinned : {false, true}) {
-        PipelineConfig config = tiny(4);
+        PipelineConfig config = tiny_run(4);
         config.batch_size = 1;
         config.sample_shape.dims = {1, 4096, 4096};  // 16 Mi floats: 64 MiB a batch
         config.pin_memory = pinned;
@@ -142,7 +129,7 @@ TEST_CASE("with 64 MiB batches, pinned H2D moves at least 4x the GB/s of pageabl
 }
 
 TEST_CASE("chunks split each batch over the streams, on every stream in issue order") {
-    PipelineConfig config = tiny(6);
+    PipelineConfig config = tiny_run(6);
     config.streams = 2;
     config.chunks = 4;
     Finished f = run(config);
@@ -163,7 +150,7 @@ TEST_CASE(
     "issue order: per chunk interleaves H2D and kernels on a stream - copies-first does all copies first") {
     for (IssueOrder order : {IssueOrder::per_chunk, IssueOrder::copies_first}) {
         CAPTURE(to_string(order));
-        PipelineConfig config = tiny(1);
+        PipelineConfig config = tiny_run(1);
         config.streams = 1;
         config.chunks = 3;
         config.issue_order = order;
@@ -180,7 +167,7 @@ TEST_CASE(
 }
 
 TEST_CASE("at most streams + 1 batches are in flight on the GPU") {
-    PipelineConfig config = tiny(20);
+    PipelineConfig config = tiny_run(20);
     config.streams = 2;
     config.kernel_us = 5000;  // long enough that the loader is always ahead of the GPU
     Finished f = run(config);
@@ -202,7 +189,7 @@ TEST_CASE("at most streams + 1 batches are in flight on the GPU") {
 }
 
 TEST_CASE("a worker's error fails the session with PyTorch's message") {
-    PipelineConfig config = tiny(0);
+    PipelineConfig config = tiny_run(0);
     config.seconds = 30;
     config.fail_at_sample = 20;  // in batch 2, built by worker 0
     Finished f = run(config);
@@ -210,25 +197,25 @@ TEST_CASE("a worker's error fails the session with PyTorch's message") {
     CHECK(f.status.error ==
           "Caught ValueError in DataLoader worker process 0. Original: sample 20 is corrupt "
           "(fail_at_sample=20)");
-    CHECK(f.resources.host_buffers == 0);
+    check_nothing_held(f.resources);
 }
 
 TEST_CASE("stop() interrupts a pipeline stuck in a slow batch") {
-    PipelineConfig config = tiny(0);
+    PipelineConfig config = tiny_run(0);
     config.seconds = 0;
     config.io_us = 1e6;  // a second per sample: a batch would take 8 s on 2 workers
-    const int threads_before = live_pipeline_threads();
+    const ThreadCount threads;
     Session session(config);
     session.start();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     session.stop();
     CHECK(session.status().state == SessionState::stopped);
-    CHECK(live_pipeline_threads() == threads_before);
-    CHECK(session.device_resources().host_buffers == 0);
+    CHECK(threads.threads_back());
+    check_nothing_held(session.device_resources());
 }
 
 TEST_CASE("an invalid reconfiguration is refused and the pipeline keeps running") {
-    PipelineConfig config = tiny(0);
+    PipelineConfig config = tiny_run(0);
     config.seconds = 0;
     Session session(config);
     session.start();
@@ -244,9 +231,9 @@ TEST_CASE("an invalid reconfiguration is refused and the pipeline keeps running"
 }
 
 TEST_CASE("reconfiguring a running pipeline 200 times: no deadlock, buffers and threads return to 0") {
-    PipelineConfig config = tiny(0);
+    PipelineConfig config = tiny_run(0);
     config.seconds = 0;
-    const int threads_before = live_pipeline_threads();
+    const ThreadCount threads;
     Session session(config);
     session.start();
     std::mt19937 random(7);
@@ -280,11 +267,6 @@ TEST_CASE("reconfiguring a running pipeline 200 times: no deadlock, buffers and 
     CHECK(status.generation >= 2);
     CHECK(status.batches > batches_before);
     session.stop();
-    CHECK(live_pipeline_threads() == threads_before);
-    const DeviceResources r = session.device_resources();
-    CHECK(r.host_buffers == 0);
-    CHECK(r.pinned_bytes == 0);
-    CHECK(r.device_buffers == 0);
-    CHECK(r.streams == 0);
-    CHECK(r.events == 0);
+    CHECK(threads.threads_back());
+    check_nothing_held(session.device_resources());
 }

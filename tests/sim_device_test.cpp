@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device/sim/sim_device.h"
+#include "tests/leak_checks.h"
 
 using namespace pinscope;
+using namespace pinscope::testing;
 
 namespace {
 
@@ -376,12 +378,7 @@ TEST_CASE("the device counts its live resources and they return to zero") {
         HostBuffer moved = std::move(a);  // a move hands over, it does not double count
         CHECK(device.resources().host_buffers == 2);
     }
-    DeviceResources r = device.resources();
-    CHECK(r.host_buffers == 0);
-    CHECK(r.pinned_bytes == 0);
-    CHECK(r.device_buffers == 0);
-    CHECK(r.streams == 0);
-    CHECK(r.events == 0);
+    check_nothing_held(device.resources());
 }
 
 TEST_CASE("a calibration file with a missing direction is rejected with a clear message") {

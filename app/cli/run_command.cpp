@@ -56,18 +56,12 @@ void check_writable(const std::filesystem::path& file, const char* option) {
                                      option, file.string(), folder.string()));
 }
 
-int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
-    std::unique_ptr<Session> owned = opening_device([&] { return std::make_unique<Session>(config); });
-    Session& session = *owned;
-    const bool show_progress = output.progress && !output.json && ::isatty(STDERR_FILENO);
-    if (!output.json)
-        fmt::print(stderr, "device: {} ({})\n", session.status().device.name,
-                   cli_words(session.status().device_why));
+namespace {
 
+// Waits for the run to end, stopping it on Ctrl-C and, on a terminal, showing its progress.
+void watch(Session& session, const PipelineConfig& config, bool show_progress) {
     g_interrupted = false;
     auto previous = std::signal(SIGINT, on_interrupt);
-    TraceCollector collector(session.trace());  // drains the recorders' rings while the run goes on
-    session.start();
     int64_t last_batches = 0;
     TimeNs last_time = now_ns();
     while (!session.wait(200 * kNsPerMs)) {
@@ -83,10 +77,9 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     }
     std::signal(SIGINT, previous);
     if (show_progress) fmt::print(stderr, "\r\033[K");
+}
 
-    collector.flush();
-    const TraceCollector::Snapshot snapshot = collector.read();
-    const TraceStore& store = snapshot.store();
+RunReport make_report(const Session& session, const TraceStore& store, const PipelineConfig& config) {
     RunReport report;
     report.status = session.status();
     report.metrics =
@@ -94,31 +87,50 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     report.dropped_spans = session.trace().dropped();
     report.evicted_spans = store.evicted_spans();
     report.gpu_trace = session.gpu_trace_report();
+    return report;
+}
 
-    if (output.json)
-        std::cout << report_json(report).dump() << std::endl;
-    else
-        print_report(std::cout, report);
+void write_trace(const std::filesystem::path& file, const TraceStore& store, const RunReport& report, bool quiet) {
+    ExportInfo info;
+    info.device_name = report.status.device.name;
+    info.config = config_to_json(report.status.config);
+    info.metrics = metrics_json(report.metrics);
+    save_chrome_trace(file, store, info);
+    if (!quiet) fmt::print(stderr, "trace: {} ({} spans)\n", file.string(), store.span_count());
+}
 
-    if (!output.trace_file.empty()) {
-        ExportInfo info;
-        info.device_name = report.status.device.name;
-        info.config = config_to_json(report.status.config);
-        info.metrics = metrics_json(report.metrics);
-        save_chrome_trace(output.trace_file, store, info);
-        if (!output.json)
-            fmt::print(stderr, "trace: {} ({} spans)\n", output.trace_file.string(), store.span_count());
-    }
-
-    switch (report.status.state) {
+int exit_code(const SessionStatus& status) {
+    switch (status.state) {
         case SessionState::failed:
-            fmt::print(stderr, "pinscope: {}\n", report.status.error);
+            fmt::print(stderr, "pinscope: {}\n", status.error);
             return kExitFailure;
         case SessionState::stopped:
             return kExitInterrupted;
         default:
             return kExitOk;
     }
+}
+
+}  // namespace
+
+int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
+    std::unique_ptr<Session> owned = opening_device([&] { return std::make_unique<Session>(config); });
+    Session& session = *owned;
+    if (!output.json)
+        fmt::print(stderr, "device: {} ({})\n", session.status().device.name, cli_words(session.status().device_why));
+    TraceCollector collector(session.trace());  // drains the recorders' rings while the run goes on
+    session.start();
+    watch(session, config, output.progress && !output.json && ::isatty(STDERR_FILENO));
+
+    collector.flush();
+    const TraceCollector::Snapshot snapshot = collector.read();
+    const RunReport report = make_report(session, snapshot.store(), config);
+    if (output.json)
+        std::cout << report_json(report).dump() << std::endl;
+    else
+        print_report(std::cout, report);
+    if (!output.trace_file.empty()) write_trace(output.trace_file, snapshot.store(), report, output.json);
+    return exit_code(report.status);
 }
 
 Command add_run_command(CLI::App& app) {

@@ -117,6 +117,27 @@ void DesktopApp::menu_bar() {
     ImGui::EndMainMenuBar();
 }
 
+void DesktopApp::shortcuts_window() {
+    const ImGuiIO& io = ImGui::GetIO();
+        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.3f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0));
+    if (ImGui::Begin("Shortcuts", &show_help_,
+                     ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+        ImGui::TextUnformatted(
+            "Space          follow live / pause\n"
+            "F              fit the whole trace\n"
+            "Wheel          zoom about the cursor (Shift+wheel scrolls the lanes)\n"
+            "Drag           pan\n"
+            "Right-drag     select a range (or Shift+drag)\n"
+            "Z              zoom to the selection\n"
+            "Esc            clear the selection\n"
+            "Ctrl + / -     larger / smaller text (Ctrl 0 resets)\n"
+            "Ctrl R         record a trace\n"
+            "Ctrl+click     type a slider's value");
+    }
+    ImGui::End();
+}
+
 void DesktopApp::build_frame() {
     window_.new_frame(options_.mouse ? std::optional<ImVec2>(ImVec2(options_.mouse->x, options_.mouse->y))
                                      : std::nullopt);
@@ -150,25 +171,7 @@ void DesktopApp::build_frame() {
     draw_status_bar(state_, extras, theme, ImVec2(0, top + body_height),
                     ImVec2(io.DisplaySize.x, status_height));
     record_.draw(state_, theme);
-    if (show_help_) {
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.3f), ImGuiCond_Appearing,
-                                ImVec2(0.5f, 0));
-        if (ImGui::Begin("Shortcuts", &show_help_,
-                         ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
-            ImGui::TextUnformatted(
-                "Space          follow live / pause\n"
-                "F              fit the whole trace\n"
-                "Wheel          zoom about the cursor (Shift+wheel scrolls the lanes)\n"
-                "Drag           pan\n"
-                "Right-drag     select a range (or Shift+drag)\n"
-                "Z              zoom to the selection\n"
-                "Esc            clear the selection\n"
-                "Ctrl + / -     larger / smaller text (Ctrl 0 resets)\n"
-                "Ctrl R         record a trace\n"
-                "Ctrl+click     type a slider's value");
-        }
-        ImGui::End();
-    }
+    if (show_help_) shortcuts_window();
     ImGui::Render();
     spans_in_last_frame_ = state_.store().span_count();
     state_.end_frame();  // the draw data holds what it needs of the trace: the collector may write

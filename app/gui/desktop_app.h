@@ -23,6 +23,7 @@ class DesktopApp {
     void build_frame();
     void menu_bar();
     void shortcuts();
+    void shortcuts_window();
     void report_frame_stats() const;
 
     AppState& state_;

@@ -74,71 +74,77 @@ int run_default_app() {
     }
 }
 
-Command add_gui_command(CLI::App& app) {
-    CLI::App* cmd =
-        app.add_subcommand("gui", "Open the desktop app: a live pipeline, its timeline and its controls");
-    auto config_options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
-    auto options = std::make_shared<GuiOptions>();
-    auto size = std::make_shared<std::string>("1600x900");
+namespace {
+
+// Options of the window itself: size, frames, text, theme, frame statistics.
+void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
     auto* group = "Window";
-    cmd->add_option("--frames", options->frames,
-                    "Render this many frames, then exit (0: until the window is closed)")
+    cmd.add_option("--frames", options.frames, "Render this many frames, then exit (0: until the window is closed)")
         ->check(CLI::NonNegativeNumber)
         ->group(group);
-    cmd->add_option("--screenshot", options->screenshot, "After the last frame, save the window as a PNG")
+    cmd.add_option("--screenshot", options.screenshot, "After the last frame, save the window as a PNG")
         ->option_text("FILE")
         ->group(group);
-    cmd->add_option("--size", *size, "Window size")
-        ->option_text("WxH")
-        ->default_str("1600x900")
+    cmd.add_option("--size", size, "Window size")->option_text("WxH")->default_str("1600x900")->group(group);
+    cmd.add_flag("--frame-stats", options.frame_stats,
+                 "Print the frame build time (p50/p99) at exit: CPU time to build a frame, timeline included")
         ->group(group);
-    cmd->add_flag(
-           "--frame-stats", options->frame_stats,
-           "Print the frame build time (p50/p99) at exit: CPU time to build a frame, timeline included")
-        ->group(group);
-    cmd->add_option("--view-seconds", options->view_seconds, "How much time the timeline shows at first")
+    cmd.add_option("--view-seconds", options.view_seconds, "How much time the timeline shows at first")
         ->check(CLI::Range(1e-5, 3600.0))
         ->default_str("2")
         ->group(group);
-    cmd->add_option("--synthetic-spans", options->synthetic_spans,
-                    "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
+    cmd.add_option("--synthetic-spans", options.synthetic_spans,
+                   "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
         ->group(group);
-    cmd->add_option("--font-scale", options->ui.font_scale, "Text size (Ctrl +/- in the app)")
+    cmd.add_option("--font-scale", options.ui.font_scale, "Text size (Ctrl +/- in the app)")
         ->check(CLI::Range(UiSettings::kMinScale, UiSettings::kMaxScale))
         ->default_str("1")
         ->group(group);
-    cmd->add_flag("--high-contrast", options->ui.high_contrast, "High-contrast theme, for projectors")
-        ->group(group);
-    cmd->add_option("--font", options->ui.font_file,
-                    "TrueType font (falls back to ImGui's built-in font when missing)")
+    cmd.add_flag("--high-contrast", options.ui.high_contrast, "High-contrast theme, for projectors")->group(group);
+    cmd.add_option("--font", options.ui.font_file, "TrueType font (falls back to ImGui's built-in font when missing)")
         ->option_text("FILE")
         ->default_str(kDefaultFontFile)
         ->group(group);
-    auto mouse = std::make_shared<std::string>();
-    cmd->add_option("--mouse", *mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
-    cmd->add_option("--open", options->open_window, "Open a window from the start (screenshots)")
+}
+
+// Hidden options for screenshots that show a hover, a selection or an open window.
+void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mouse) {
+    cmd.add_option("--mouse", mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
+    cmd.add_option("--open", options.open_window, "Open a window from the start (screenshots)")
         ->check(CLI::IsMember({"record", "save", "shortcuts"}))
         ->group("");
-    cmd->add_option("--select-last", options->select_last,
-                    "Select the last SECONDS of the view (screenshots)")
+    cmd.add_option("--select-last", options.select_last, "Select the last SECONDS of the view (screenshots)")
         ->group("");
+}
+
+void parse_mouse(const std::string& text, GuiOptions& options) {
+    if (text.empty()) return;
+    GuiOptions::Point p;
+    if (std::sscanf(text.c_str(), "%f,%f", &p.x, &p.y) != 2)
+        throw UsageError(fmt::format("--mouse {}: expected X,Y in pixels, e.g. --mouse 800,300.", text));
+    options.mouse = p;
+}
+
+}  // namespace
+
+Command add_gui_command(CLI::App& app) {
+    CLI::App* cmd = app.add_subcommand("gui", "Open the desktop app: a live pipeline, its timeline and its controls");
+    auto config_options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
+    auto options = std::make_shared<GuiOptions>();
+    auto size = std::make_shared<std::string>("1600x900");
+    auto mouse = std::make_shared<std::string>();
+    add_window_options(*cmd, *options, *size);
+    add_screenshot_options(*cmd, *options, *mouse);
     return {cmd, [config_options, options, size, mouse] {
                 parse_size(*size, *options);
-                if (!mouse->empty()) {
-                    GuiOptions::Point p;
-                    if (std::sscanf(mouse->c_str(), "%f,%f", &p.x, &p.y) != 2)
-                        throw UsageError(
-                            fmt::format("--mouse {}: expected X,Y in pixels, e.g. --mouse 800,300.", *mouse));
-                    options->mouse = p;
-                }
+                parse_mouse(*mouse, *options);
                 if (!options->screenshot.empty()) {
                     check_writable(options->screenshot, "--screenshot");
                     if (options->frames == 0) options->frames = 120;  // a screenshot needs a last frame
                 }
                 const PipelineConfig config = config_options->resolve();
                 if (std::string why = missing_display(); !why.empty())
-                    throw std::runtime_error(
-                        why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");
+                    throw std::runtime_error(why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");
                 return run_gui(config, *options);
             }};
 }

@@ -19,11 +19,10 @@ int cuda_device_count(std::string* reason) {
 #endif
 }
 
-std::optional<GpuTraceReport> gpu_trace_report(Device& device) {
+std::optional<GpuTraceReport> gpu_trace_report([[maybe_unused]] Device& device) {
 #if PINSCOPE_HAVE_CUDA
     return cuda_trace_report(device);
 #else
-    (void)device;
     return std::nullopt;
 #endif
 }

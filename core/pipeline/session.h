@@ -62,6 +62,7 @@ class Session {
     // For a real GPU: how its spans were recorded and how many records were dropped or untimed.
     std::optional<GpuTraceReport> gpu_trace_report() const;
     Trace& trace() { return trace_; }
+    const Trace& trace() const { return trace_; }
 
   private:
     void run();
