@@ -12,23 +12,12 @@ namespace pinscope {
 namespace knob_codec {
 namespace {
 
+// In nlohmann::json::value_t order: null, object, array, string, boolean, three kinds of number, binary,
+// discarded.
 const char* json_type_name(const json& v) {
-    switch (v.type()) {
-        case json::value_t::null:
-            return "null";
-        case json::value_t::boolean:
-            return "a boolean";
-        case json::value_t::string:
-            return "a string";
-        case json::value_t::array:
-            return "an array";
-        case json::value_t::object:
-            return "an object";
-        case json::value_t::discarded:
-            return "nothing";
-        default:
-            return "a number";
-    }
+    constexpr const char* kNames[] = {"null",     "an object", "an array", "a string", "a boolean",
+                                      "a number", "a number",  "a number", "binary",   "nothing"};
+    return kNames[static_cast<size_t>(v.type())];
 }
 
 constexpr std::string_view kShapeProblem =
@@ -141,17 +130,8 @@ std::optional<double> parse_number(std::string_view text) {
 }  // namespace
 
 std::string_view knob_group_title(KnobGroup group) {
-    switch (group) {
-        case KnobGroup::loader:
-            return "DataLoader";
-        case KnobGroup::workload:
-            return "Workload";
-        case KnobGroup::gpu:
-            return "GPU";
-        case KnobGroup::length:
-            return "Length";
-    }
-    return "?";
+    constexpr std::string_view kTitles[] = {"DataLoader", "Workload", "GPU", "Length"};
+    return kTitles[static_cast<size_t>(group)];
 }
 
 std::string knob_number(double value) {

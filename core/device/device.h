@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/trace/span.h"
 
@@ -37,91 +38,79 @@ struct DeviceInfo {
     int64_t memory_bytes = 0;
 };
 
-class HostBuffer {
+// What the four handles below share: a move-only owner of one device resource that gives it back to
+// the device that made it when reset or destroyed. `Fields` describes the resource.
+template <class Fields>
+class DeviceHandle {
   public:
-    HostBuffer() = default;
-    HostBuffer(HostBuffer&& other) noexcept { *this = std::move(other); }
-    HostBuffer& operator=(HostBuffer&& other) noexcept;
-    HostBuffer(const HostBuffer&) = delete;
-    HostBuffer& operator=(const HostBuffer&) = delete;
-    ~HostBuffer() { reset(); }
+    DeviceHandle() = default;
+    DeviceHandle(DeviceHandle&& other) noexcept { *this = std::move(other); }
+    DeviceHandle& operator=(DeviceHandle&& other) noexcept {
+        if (this != &other) {
+            reset();
+            owner_ = std::exchange(other.owner_, nullptr);
+            fields_ = std::exchange(other.fields_, Fields{});
+        }
+        return *this;
+    }
+    DeviceHandle(const DeviceHandle&) = delete;
+    DeviceHandle& operator=(const DeviceHandle&) = delete;
+    ~DeviceHandle() { reset(); }
 
-    std::byte* data() const { return data_; }
-    size_t size() const { return size_; }
-    HostMemory memory() const { return memory_; }
-    bool pinned() const { return memory_ == HostMemory::pinned; }
-    explicit operator bool() const { return data_ != nullptr; }
-    void reset();
+    explicit operator bool() const { return owner_ != nullptr; }
+    void reset();  // gives the resource back now (defined after Device)
 
-  private:
+  protected:
     friend class Device;
     Device* owner_ = nullptr;
-    std::byte* data_ = nullptr;
-    size_t size_ = 0;
-    HostMemory memory_ = HostMemory::none;
+    Fields fields_;
 };
 
-class DeviceBuffer {
+struct HostBufferFields {
+    std::byte* data = nullptr;
+    size_t size = 0;
+    HostMemory memory = HostMemory::none;
+};
+
+class HostBuffer : public DeviceHandle<HostBufferFields> {
   public:
-    DeviceBuffer() = default;
-    DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() { reset(); }
+    std::byte* data() const { return fields_.data; }
+    size_t size() const { return fields_.size; }
+    HostMemory memory() const { return fields_.memory; }
+    bool pinned() const { return fields_.memory == HostMemory::pinned; }
+};
 
-    void* data() const { return data_; }  // a device pointer (CUDA) or an opaque token (sim)
-    size_t size() const { return size_; }
-    explicit operator bool() const { return data_ != nullptr; }
-    void reset();
+struct DeviceBufferFields {
+    void* data = nullptr;  // a device pointer (CUDA) or an opaque token (sim)
+    size_t size = 0;
+};
 
-  private:
-    friend class Device;
-    Device* owner_ = nullptr;
-    void* data_ = nullptr;
-    size_t size_ = 0;
+class DeviceBuffer : public DeviceHandle<DeviceBufferFields> {
+  public:
+    void* data() const { return fields_.data; }
+    size_t size() const { return fields_.size; }
 };
 
 // A stream (and an event) is an opaque handle value owned by the device: a cudaStream_t, or a
 // SimDevice slot number.
-class Stream {
-  public:
-    Stream() = default;
-    Stream(Stream&& other) noexcept { *this = std::move(other); }
-    Stream& operator=(Stream&& other) noexcept;
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    ~Stream() { reset(); }
-
-    uintptr_t handle() const { return handle_; }
-    int index() const { return index_; }  // the lanes it draws on: "stream <index> H2D", ...
-    explicit operator bool() const { return owner_ != nullptr; }
-    void reset();
-
-  private:
-    friend class Device;
-    Device* owner_ = nullptr;
-    uintptr_t handle_ = 0;
-    int index_ = 0;
+struct StreamFields {
+    uintptr_t handle = 0;
+    int index = 0;  // the lanes it draws on: "stream <index> H2D", ...
 };
 
-class Event {
+class Stream : public DeviceHandle<StreamFields> {
   public:
-    Event() = default;
-    Event(Event&& other) noexcept { *this = std::move(other); }
-    Event& operator=(Event&& other) noexcept;
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    ~Event() { reset(); }
+    uintptr_t handle() const { return fields_.handle; }
+    int index() const { return fields_.index; }
+};
 
-    uintptr_t handle() const { return handle_; }
-    explicit operator bool() const { return owner_ != nullptr; }
-    void reset();
+struct EventFields {
+    uintptr_t handle = 0;
+};
 
-  private:
-    friend class Device;
-    Device* owner_ = nullptr;
-    uintptr_t handle_ = 0;
+class Event : public DeviceHandle<EventFields> {
+  public:
+    uintptr_t handle() const { return fields_.handle; }
 };
 
 // The work of one compute kernel: read `input_bytes` of the batch, write `output_bytes` of result,
@@ -201,18 +190,30 @@ class Device {
     virtual void raw_destroy_event(uintptr_t handle) = 0;
 
   private:
-    friend class HostBuffer;
-    friend class DeviceBuffer;
-    friend class Stream;
-    friend class Event;
-    void release(HostBuffer& buffer);
-    void release(DeviceBuffer& buffer);
-    void release(Stream& stream);
-    void release(Event& event);
+    template <class Fields>
+    friend class DeviceHandle;
+    // A handle of this device over a resource just made.
+    template <class Handle, class Fields>
+    Handle adopt(const Fields& fields) {
+        Handle handle;
+        handle.owner_ = this;
+        handle.fields_ = fields;
+        return handle;
+    }
+    void release(const HostBufferFields& buffer);
+    void release(const DeviceBufferFields& buffer);
+    void release(const StreamFields& stream);
+    void release(const EventFields& event);
 
     std::atomic<int64_t> host_buffers_{0}, pinned_bytes_{0}, pageable_bytes_{0};
     std::atomic<int64_t> device_buffers_{0}, device_bytes_{0}, streams_{0}, events_{0};
     std::atomic<int64_t> pinned_budget_{default_pinned_budget()};
 };
+
+template <class Fields>
+void DeviceHandle<Fields>::reset() {
+    if (!owner_) return;
+    std::exchange(owner_, nullptr)->release(std::exchange(fields_, Fields{}));
+}
 
 }  // namespace pinscope

@@ -31,19 +31,8 @@ bool device_differs(const PipelineConfig& a, const PipelineConfig& b) {
 }  // namespace
 
 std::string_view to_string(SessionState state) {
-    switch (state) {
-        case SessionState::idle:
-            return "idle";
-        case SessionState::running:
-            return "running";
-        case SessionState::finished:
-            return "finished";
-        case SessionState::stopped:
-            return "stopped";
-        case SessionState::failed:
-            return "failed";
-    }
-    return "?";
+    constexpr std::string_view kNames[] = {"idle", "running", "finished", "stopped", "failed"};
+    return kNames[static_cast<size_t>(state)];
 }
 
 Session::Session(PipelineConfig config)

@@ -38,15 +38,8 @@ inline std::string_view span_kind_name(SpanKind kind) {
 enum class HostMemory : uint8_t { none, pageable, pinned };
 
 inline std::string_view host_memory_name(HostMemory m) {
-    switch (m) {
-        case HostMemory::pageable:
-            return "pageable";
-        case HostMemory::pinned:
-            return "pinned";
-        case HostMemory::none:
-            break;
-    }
-    return "";
+    constexpr std::string_view kNames[] = {"", "pageable", "pinned"};
+    return kNames[static_cast<size_t>(m)];
 }
 
 struct Span {

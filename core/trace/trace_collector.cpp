@@ -3,38 +3,18 @@
 namespace pinscope {
 
 TraceCollector::TraceCollector(Trace& trace, CollectorOptions options)
-    : trace_(trace), options_(std::move(options)), store_(options_.limits), thread_([this] { run(); }) {}
+    : trace_(trace),
+      options_(std::move(options)),
+      store_(options_.limits),
+      thread_(std::make_unique<PeriodicThread>(options_.period, [this] { collect_once(); })) {}
 
 TraceCollector::~TraceCollector() {
-    {
-        std::lock_guard lock(control_mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
+    thread_.reset();
+    collect_once();  // what was recorded since the last tick
 }
 
 void TraceCollector::flush() {
-    std::unique_lock lock(control_mutex_);
-    const uint64_t ticket = ++flush_requests_;
-    wake_.notify_all();
-    flushed_.wait(lock, [&] { return flushes_done_ >= ticket || stopping_; });
-}
-
-void TraceCollector::run() {
-    std::unique_lock lock(control_mutex_);
-    for (;;) {
-        wake_.wait_for(lock, std::chrono::nanoseconds(options_.period),
-                       [&] { return stopping_ || flush_requests_ > flushes_done_; });
-        const uint64_t answering = flush_requests_;
-        const bool last = stopping_;
-        lock.unlock();
-        collect_once();
-        lock.lock();
-        flushes_done_ = answering;
-        flushed_.notify_all();
-        if (last) return;
-    }
+    thread_->run_now();
 }
 
 void TraceCollector::collect_once() {

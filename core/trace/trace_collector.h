@@ -6,13 +6,12 @@
 //
 // Declare the collector after the Trace it reads (a Session): it must stop before the trace goes.
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <shared_mutex>
-#include <thread>
 
+#include "core/trace/periodic_thread.h"
 #include "core/trace/trace.h"
 #include "core/trace/trace_store.h"
 
@@ -57,7 +56,6 @@ class TraceCollector {
     uint64_t collections() const { return collections_.load(std::memory_order_relaxed); }
 
   private:
-    void run();
     void collect_once();
     void evict_if_worthwhile();
 
@@ -66,14 +64,9 @@ class TraceCollector {
     mutable std::shared_mutex store_mutex_;  // exclusive while the collector writes
     TraceStore store_;
     TraceBatch staged_;  // drained outside the lock, inserted under it
-
-    std::mutex control_mutex_;
-    std::condition_variable wake_, flushed_;
-    bool stopping_ = false;
-    uint64_t flush_requests_ = 0, flushes_done_ = 0;
     std::atomic<TimeNs> evictable_before_{0};
     std::atomic<uint64_t> collections_{0};
-    std::thread thread_;  // last: started once everything above exists
+    std::unique_ptr<PeriodicThread> thread_;  // last: it starts once everything above exists
 };
 
 }  // namespace pinscope

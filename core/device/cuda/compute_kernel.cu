@@ -83,6 +83,27 @@ cudaError_t launch(const BatchKernelArgs& a, long long cycles, int blocks, cudaS
     throw std::runtime_error("calibrating the compute kernel: " + why);
 }
 
+// Takes up to `repeats` timings in microseconds, each by `time_one(us)`, stopping at CUDA's first error.
+template <class TimeOne>
+cudaError_t take_timings(int repeats, std::vector<double>& us, TimeOne&& time_one) {
+    cudaError_t status = cudaSuccess;
+    for (int r = 0; r < repeats && status == cudaSuccess; ++r) status = time_one(us);
+    return status;
+}
+
+// The median of the timings taken, or the calibration fails saying why there is none.
+double median_or_fail(cudaError_t status, const std::vector<double>& us) {
+    if (status != cudaSuccess) calibration_failed(cudaGetErrorString(status));
+    if (us.empty()) calibration_failed("no timing came back");
+    return median(us);
+}
+
+BatchKernelArgs spin_only(uint32_t* checksum) {
+    BatchKernelArgs args;
+    args.checksum = checksum;
+    return args;
+}
+
 // Median time in microseconds per launch of `repeats` timings of kBackToBack launches spinning for
 // `cycles`, queued between one pair of events. The gaps between launches are counted too, so only the
 // difference of two such timings is used: it gives the clock rate.
@@ -91,24 +112,21 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
     cudaEvent_t begin, end;
     if (cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess)
         calibration_failed("cudaEventCreate failed");
-    BatchKernelArgs args;
-    args.checksum = checksum;
+    const BatchKernelArgs args = spin_only(checksum);
     std::vector<double> us;
-    cudaError_t status = cudaSuccess;
-    for (int r = 0; r < repeats && status == cudaSuccess; ++r) {
-        cudaEventRecord(begin, stream);
-        for (int k = 0; k < kBackToBack && status == cudaSuccess; ++k)
-            status = launch(args, cycles, blocks, stream);
-        cudaEventRecord(end, stream);
+    const cudaError_t status = take_timings(repeats, us, [&](std::vector<double>& out) {
+        cudaError_t status = cudaEventRecord(begin, stream);
+        for (int k = 0; k < kBackToBack && status == cudaSuccess; ++k) status = launch(args, cycles, blocks, stream);
+        if (status == cudaSuccess) status = cudaEventRecord(end, stream);
         if (status == cudaSuccess) status = cudaEventSynchronize(end);
         float ms = 0;
         if (status == cudaSuccess) status = cudaEventElapsedTime(&ms, begin, end);
-        us.push_back(ms * 1000.0 / kBackToBack);
-    }
+        if (status == cudaSuccess) out.push_back(ms * 1000.0 / kBackToBack);
+        return status;
+    });
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
-    if (status != cudaSuccess) calibration_failed(cudaGetErrorString(status));
-    return median(us);
+    return median_or_fail(status, us);
 }
 
 // Median duration in microseconds of a kernel that spins for no cycle, from the GPU's global timer
@@ -118,23 +136,19 @@ double time_fixed_in_kernel(int blocks, uint32_t* checksum, cudaStream_t stream,
     unsigned long long* window = nullptr;
     if (cudaMalloc(&window, 2 * sizeof(unsigned long long)) != cudaSuccess)
         calibration_failed("cudaMalloc failed");
-    BatchKernelArgs args;
-    args.checksum = checksum;
+    const BatchKernelArgs args = spin_only(checksum);
     std::vector<double> us;
-    cudaError_t status = cudaSuccess;
-    for (int r = 0; r < repeats && status == cudaSuccess; ++r) {
+    const cudaError_t status = take_timings(repeats, us, [&](std::vector<double>& out) {
         unsigned long long host[2] = {~0ull, 0};
-        status = cudaMemcpyAsync(window, host, sizeof(host), cudaMemcpyHostToDevice, stream);
+        cudaError_t status = cudaMemcpyAsync(window, host, sizeof(host), cudaMemcpyHostToDevice, stream);
         if (status == cudaSuccess) status = launch(args, 0, blocks, stream, window);
-        if (status == cudaSuccess)
-            status = cudaMemcpyAsync(host, window, sizeof(host), cudaMemcpyDeviceToHost, stream);
+        if (status == cudaSuccess) status = cudaMemcpyAsync(host, window, sizeof(host), cudaMemcpyDeviceToHost, stream);
         if (status == cudaSuccess) status = cudaStreamSynchronize(stream);
-        if (status == cudaSuccess && host[1] >= host[0]) us.push_back(static_cast<double>(host[1] - host[0]) * 1e-3);
-    }
+        if (status == cudaSuccess && host[1] >= host[0]) out.push_back(static_cast<double>(host[1] - host[0]) * 1e-3);
+        return status;
+    });
     cudaFree(window);
-    if (status != cudaSuccess) calibration_failed(cudaGetErrorString(status));
-    if (us.empty()) calibration_failed("no timing came back");
-    return median(us);
+    return median_or_fail(status, us);
 }
 
 }  // namespace

@@ -143,7 +143,7 @@ std::unique_ptr<CuptiRecorder> CuptiRecorder::start(Trace& trace, std::string* w
             return nullptr;  // the destructor disables what was enabled and unsubscribes
         }
     }
-    recorder->flush_thread_ = std::thread([r = recorder.get()] { r->run_flush_thread(); });
+    recorder->flusher_ = std::make_unique<PeriodicThread>(kFlushInterval, [r = recorder.get()] { r->flush(); });
     return recorder;
 }
 
@@ -154,12 +154,8 @@ CuptiRecorder::CuptiRecorder(Trace& trace, const CuptiLibrary& cupti)
 }
 
 CuptiRecorder::~CuptiRecorder() {
-    {
-        std::lock_guard lock(flush_mutex_);
-        stopping_ = true;
-    }
-    flush_wake_.notify_all();
-    if (flush_thread_.joinable()) flush_thread_.join();
+    flusher_.reset();
+    finishing_ = true;
     cupti_.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kKinds) cupti_.disable(kind);
     {
@@ -168,17 +164,6 @@ CuptiRecorder::~CuptiRecorder() {
         g_active = nullptr;
     }
     if (subscriber_) cupti_.unsubscribe(subscriber_);
-}
-
-void CuptiRecorder::run_flush_thread() {
-    std::unique_lock lock(flush_mutex_);
-    while (!stopping_) {
-        flush_wake_.wait_for(lock, std::chrono::nanoseconds(kFlushInterval));
-        if (stopping_) break;
-        lock.unlock();
-        flush();
-        lock.lock();
-    }
 }
 
 void CuptiRecorder::flush() {
@@ -287,7 +272,7 @@ void CuptiRecorder::on_external(uint32_t correlation, uint64_t external_id) {
 }
 
 void CuptiRecorder::expire_old() {
-    const bool all = stopping_;  // at the end nothing more will come
+    const bool all = finishing_;  // at the end nothing more will come
     std::erase_if(batch_of_, [&](const auto& entry) {
         return all || generation_ - entry.second.generation > kGiveUpGenerations;
     });

@@ -10,15 +10,15 @@
 // - CUPTI stamps records with now_ns() (a timestamp callback, registered once per process before any
 //   kind is enabled), so GPU spans share the host spans' axis.
 // - A thread flushes completed records every kFlushInterval, so a live view follows the run.
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <unordered_map>
 
 #include "core/device/cuda/cupti_library.h"
 #include "core/device/cuda/gpu_activity.h"
+#include "core/trace/periodic_thread.h"
 #include "core/trace/trace.h"
 
 namespace pinscope::cuda {
@@ -55,7 +55,6 @@ class CuptiRecorder final : public GpuActivity {
     };
 
     CuptiRecorder(Trace& trace, const CuptiLibrary& cupti);
-    void run_flush_thread();
     void on_gpu_record(uint32_t correlation, Span span, uint32_t stream_id);
     void on_external(uint32_t correlation, uint64_t external_id);
     void expire_old();  // route lock held
@@ -77,10 +76,8 @@ class CuptiRecorder final : public GpuActivity {
     uint64_t generation_ = 0;
     ActivityStats stats_;
 
-    std::mutex flush_mutex_;
-    std::condition_variable flush_wake_;
-    bool stopping_ = false;
-    std::thread flush_thread_;
+    std::atomic<bool> finishing_{false};          // set once the flusher is gone: nothing more will come
+    std::unique_ptr<PeriodicThread> flusher_;  // last: started once the recorder is set up
 };
 
 }  // namespace pinscope::cuda

@@ -26,16 +26,12 @@ EventTimer::EventTimer(Trace& trace, std::string why_not_cupti)
     : trace_(trace), why_not_cupti_(std::move(why_not_cupti)), recorder_(trace.make_recorder()) {
     check(cudaStreamCreateWithFlags(&anchor_stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     anchor_ = new_anchor();
-    poll_thread_ = std::thread([this] { run_poll_thread(); });
+    anchor_renewed_ = now_ns();
+    poller_ = std::make_unique<PeriodicThread>(kPollInterval, [this] { poll(); });
 }
 
 EventTimer::~EventTimer() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    poll_thread_.join();
+    poller_.reset();
     // Whatever is still pending was issued on streams that are synchronised or gone: wait for it.
     for (Pending& p : pending_) check_quietly(cudaEventSynchronize(p.end), "cudaEventSynchronize");
     record_completed();
@@ -154,27 +150,17 @@ void EventTimer::flush() {
     record_completed();
 }
 
-void EventTimer::run_poll_thread() {
-    TimeNs anchor_time = now_ns();
-    std::unique_lock lock(mutex_);
-    while (!stopping_) {
-        wake_.wait_for(lock, std::chrono::nanoseconds(kPollInterval));
-        if (stopping_) break;
-        lock.unlock();
-        record_completed();
-        if (now_ns() - anchor_time > kAnchorLifetime) {
-            try {
-                auto anchor = new_anchor();
-                lock.lock();
-                anchor_ = std::move(anchor);
-                lock.unlock();
-            } catch (const std::exception&) {
-                // A failing GPU: the issuing thread's own calls report it; keep the old anchor.
-            }
-            anchor_time = now_ns();
-        }
-        lock.lock();
+void EventTimer::poll() {
+    record_completed();
+    if (now_ns() - anchor_renewed_ <= kAnchorLifetime) return;
+    try {
+        auto anchor = new_anchor();
+        std::lock_guard lock(mutex_);
+        anchor_ = std::move(anchor);
+    } catch (const std::exception&) {
+        // A failing GPU: the issuing thread's own calls report it; keep the old anchor.
     }
+    anchor_renewed_ = now_ns();
 }
 
 std::string EventTimer::describe() const {

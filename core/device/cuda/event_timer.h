@@ -5,15 +5,14 @@
 // idle stream of our own, synchronised, whose host time is read right after. Anchors are renewed
 // every few seconds because cudaEventElapsedTime returns float milliseconds, which lose microseconds
 // over long runs. The memory kind is the host buffer's, not a measurement.
-#include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "core/device/cuda/gpu_activity.h"
+#include "core/trace/periodic_thread.h"
 #include "core/trace/trace.h"
 
 namespace pinscope::cuda {
@@ -45,7 +44,7 @@ class EventTimer final : public GpuActivity {
     cudaEvent_t take_event();      // mutex_ held
     void reuse(Pending& pending);  // mutex_ held
     std::shared_ptr<Anchor> new_anchor();
-    void run_poll_thread();
+    void poll();  // on the poller: spans of completed pairs, and a fresh anchor now and then
     size_t record_completed();  // returns how many spans it recorded; call with no lock held
 
     Trace& trace_;
@@ -60,11 +59,10 @@ class EventTimer final : public GpuActivity {
     std::vector<cudaEvent_t> free_events_;
     std::shared_ptr<Anchor> anchor_;
     ActivityStats stats_;
-    bool stopping_ = false;
 
-    std::mutex poll_mutex_;  // one record_completed at a time
-    std::condition_variable wake_;
-    std::thread poll_thread_;
+    std::mutex poll_mutex_;                   // one record_completed at a time
+    TimeNs anchor_renewed_ = 0;               // on the poller only
+    std::unique_ptr<PeriodicThread> poller_;  // last: started once everything above exists
 };
 
 }  // namespace pinscope::cuda

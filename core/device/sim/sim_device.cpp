@@ -150,18 +150,24 @@ uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
     return op.seq;
 }
 
+// A copy between `host` and the device: staged by the caller when the host memory is pageable.
+SimDevice::Op SimDevice::copy_op(OpKind kind, const HostBuffer& host, size_t bytes, int64_t batch) {
+    Op op;
+    op.kind = kind;
+    op.memory = host.memory();
+    op.bytes = static_cast<double>(bytes);
+    op.batch = batch;
+    op.staging = !host.pinned();
+    return op;
+}
+
 // The device side of a copy is a token on the simulated GPU: only its bounds are checked.
 void SimDevice::copy_to_device([[maybe_unused]] const DeviceBuffer& dst, [[maybe_unused]] size_t dst_offset,
                                const HostBuffer& src, size_t src_offset, size_t bytes, Stream& stream,
                                bool non_blocking, int64_t batch) {
     spend_host_call(call_charge_us_);
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
-    Op op;
-    op.kind = OpKind::h2d;
-    op.memory = src.memory();
-    op.bytes = static_cast<double>(bytes);
-    op.batch = batch;
-    op.staging = !src.pinned();
+    const Op op = copy_op(OpKind::h2d, src, bytes, batch);
     Lock lock(mutex_);
     const Marker marker{stream.handle(), enqueue(lock, stream, op)};
     // Pageable memory must be staged through a bounce buffer: the caller does it, non_blocking or not.
@@ -179,12 +185,7 @@ void SimDevice::copy_to_host(HostBuffer& dst, size_t dst_offset, [[maybe_unused]
                              int64_t batch) {
     spend_host_call(call_charge_us_);
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
-    Op op;
-    op.kind = OpKind::d2h;
-    op.memory = dst.memory();
-    op.bytes = static_cast<double>(bytes);
-    op.batch = batch;
-    op.staging = !dst.pinned();
+    const Op op = copy_op(OpKind::d2h, dst, bytes, batch);
     Lock lock(mutex_);
     const Marker marker{stream.handle(), enqueue(lock, stream, op)};
     if (!dst.pinned())

@@ -94,6 +94,7 @@ class SimDevice final : public Device {
     using Lock = std::unique_lock<std::mutex>;
 
     uint64_t enqueue(Lock& lock, Stream& stream, Op op);  // returns the op's seq
+    static Op copy_op(OpKind kind, const HostBuffer& host, size_t bytes, int64_t batch);
     void advance_to(TimeNs now);
     void start_ready_ops();
     void update_rates();
