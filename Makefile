@@ -1,11 +1,14 @@
 # The two commands of pinscope (see README.md). Both install what is missing first.
 #   make run    builds in Release and opens the desktop app (without a display: the headless demo)
-#   make test   builds and runs every test: Release, then AddressSanitizer + UndefinedBehaviorSanitizer,
-#               then ThreadSanitizer on the pipeline tests
+#   make test   checks the layout (clang-format), then builds and runs every test: Release, then
+#               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline tests
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build test-release test-asan test-tsan bench clean
+.PHONY: run test deps build format format-check test-release test-asan test-tsan bench clean
+
+# The C++ sources clang-format keeps (.clang-format at the root decides the layout).
+SOURCES = $(shell find core app tests -name '*.cpp' -o -name '*.h' -o -name '*.cu')
 
 deps:
 	@scripts/install-deps.sh
@@ -20,7 +23,15 @@ run: build
 bench: build
 	./build/app/pinscope bench
 
-test: test-release test-asan test-tsan
+test: format-check test-release test-asan test-tsan
+
+format: deps
+	@clang-format -i $(SOURCES)
+
+# Fails on any file whose layout differs from what clang-format makes of it; `make format` fixes it.
+format-check: deps
+	@clang-format --dry-run -Werror $(SOURCES)
+	@echo "format: all $(words $(SOURCES)) C++ files are laid out as .clang-format says"
 
 test-release: build
 	ctest --test-dir build --output-on-failure -j $(JOBS)

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
     cmake ninja-build g++ pkg-config make          # build
+    clang-format                                   # the layout check of `make test`
     nlohmann-json3-dev libcli11-dev libfmt-dev     # core and command line
     libzstd-dev                                    # compressed captures
     doctest-dev                                    # tests

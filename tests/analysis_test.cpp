@@ -109,7 +109,9 @@ TEST_CASE("stall is train-loop waiting (or loading inline) while no kernel runs,
     CHECK(m.stall == doctest::Approx((70.0 + 50.0) / 200));
 }
 
-TEST_CASE("sustained GB/s is bytes of copies ending in the window over its seconds - copy GB/s over their busy time") {
+TEST_CASE(
+    "sustained GB/s is bytes of copies ending in the window over its seconds - copy GB/s over their busy "
+    "time") {
     Lanes lanes;
     TraceStore store = lanes.store();
     store.add(span(lanes.h2d, SpanKind::h2d, 100, 200, 0, 750'000'000, HostMemory::pinned));

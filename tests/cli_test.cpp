@@ -97,9 +97,11 @@ TEST_CASE("--help lists a flag for every knob, with its help text") {
         CAPTURE(knob.key);
         CHECK(r.out.find(flag_for(knob.key)) != std::string::npos);
         CHECK(r.out.find(std::string(knob.help)) != std::string::npos);
-        if (knob.type == KnobType::boolean) CHECK(r.out.find(negated_flag_for(knob.key)) != std::string::npos);
+        if (knob.type == KnobType::boolean)
+            CHECK(r.out.find(negated_flag_for(knob.key)) != std::string::npos);
     }
-    for (const char* flag : {"--config", "--trace", "--json", "--save-config"}) CHECK(r.out.find(flag) != std::string::npos);
+    for (const char* flag : {"--config", "--trace", "--json", "--save-config"})
+        CHECK(r.out.find(flag) != std::string::npos);
     CHECK(r.out.find("3x224x224") != std::string::npos);  // defaults are shown
     CHECK(run_pinscope("--help").out.find("run") != std::string::npos);
 }
@@ -162,9 +164,9 @@ TEST_CASE("run --json prints one JSON object with the summary, fractions in 0..1
 TEST_CASE("a run with 4 workers writes a Chrome trace with named threads, every stage and a capped counter") {
     const auto trace = temp_path("pinscope_cli_trace.json");
     std::filesystem::remove(trace);
-    const Result r =
-        run_pinscope("run --device sim --num-workers 4 --prefetch-factor 2 --pin-memory --seconds 3 --trace " +
-                 trace.string());
+    const Result r = run_pinscope(
+        "run --device sim --num-workers 4 --prefetch-factor 2 --pin-memory --seconds 3 --trace " +
+        trace.string());
     REQUIRE(r.exit_code == 0);
     for (const char* shown : {"samples/s", "H2D", "overlap", "stall"})
         CHECK(r.out.find(shown) != std::string::npos);
@@ -190,9 +192,9 @@ TEST_CASE("a run with 4 workers writes a Chrome trace with named threads, every 
 
 TEST_CASE("a run without pinning shows the staging time on the train loop's thread") {
     const auto trace = temp_path("pinscope_cli_pageable.json");
-    const Result r =
-        run_pinscope("run --device sim --no-pin-memory --batches 10 --seconds 0 --sample-shape 3x64x64 --trace " +
-                 trace.string());
+    const Result r = run_pinscope(
+        "run --device sim --no-pin-memory --batches 10 --seconds 0 --sample-shape 3x64x64 --trace " +
+        trace.string());
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(slurp(trace));
     std::map<std::pair<int, int>, std::string> thread_names;
@@ -223,12 +225,13 @@ TEST_CASE("a worker's error at run time exits 1 with PyTorch's message") {
 
 TEST_CASE("--save-config writes a config that --config reads back") {
     const auto file = temp_path("pinscope_cli_saved.json");
-    REQUIRE(run_pinscope("run --num-workers 3 --batch-size 16 --save-config " + file.string()).exit_code == 0);
+    REQUIRE(run_pinscope("run --num-workers 3 --batch-size 16 --save-config " + file.string()).exit_code ==
+            0);
     const auto j = nlohmann::json::parse(slurp(file));
     CHECK(j["num_workers"] == 3);
     CHECK(j["batch_size"] == 16);
-    const Result r =
-        run_pinscope("run --device sim --config " + file.string() + " --seconds 1 --json --sample-shape 3x8x8");
+    const Result r = run_pinscope("run --device sim --config " + file.string() +
+                                  " --seconds 1 --json --sample-shape 3x8x8");
     REQUIRE(r.exit_code == 0);
     CHECK(nlohmann::json::parse(r.out)["config"]["num_workers"] == 3);
     std::filesystem::remove(file);

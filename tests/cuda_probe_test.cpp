@@ -85,7 +85,8 @@ TEST_CASE("the device call cost measured on the simulated GPU gives back the hos
     Trace trace;
     SimDevice device(trace, calibration_from_json(calibration_json(r), "probe"));
     const double us = time_device_call_us(device, /*batches=*/40, /*rounds=*/3);
-    CHECK(us >= device.call_charge_us());  // every call spins that long; the time is divided by the calls made
+    CHECK(us >=
+          device.call_charge_us());  // every call spins that long; the time is divided by the calls made
     check_nothing_held(device.resources());  // and it gives back all it took
 }
 

@@ -64,7 +64,7 @@ TEST_CASE("with in_order=false, batches are handed over as they arrive") {
     seen.insert(first->index);
     for (int i = 1; i < 20; ++i) seen.insert(loader->next()->index);
     CHECK(seen.size() == 20);  // each exactly once
-    loader.reset();  // `first` outlives its loader: its lease keeps the buffer's pool alive
+    loader.reset();            // `first` outlives its loader: its lease keeps the buffer's pool alive
     CHECK(h.counter_max(CounterKind::reorder_depth) == 0);  // nothing is held back
 }
 

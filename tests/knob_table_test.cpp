@@ -58,7 +58,8 @@ TEST_CASE("every out-of-range value gives the table's message, which names the k
             CAPTURE(value);
             const std::string message = table_message(knob, value);
             CHECK(message.find(knob.key) != std::string::npos);
-            const bool has_fix = message.find("use ") != std::string::npos || message.find("leave ") != std::string::npos;
+            const bool has_fix =
+                message.find("use ") != std::string::npos || message.find("leave ") != std::string::npos;
             CHECK(has_fix);
             PipelineConfig config;
             try {
@@ -79,7 +80,8 @@ TEST_CASE("a value that does not fit a knob's field is refused with its range") 
     CHECK_THROWS_WITH_AS(knob("num_workers").set(config, int64_t{1} << 40),
                          doctest::Contains("between 0 and 256"), KnobValueError);
     CHECK_THROWS_WITH_AS(knob("seed").set(config, -1), doctest::Contains("at least 0"), KnobValueError);
-    CHECK_THROWS_WITH_AS(knob("pin_memory").set(config, 1), doctest::Contains("true or false"), KnobValueError);
+    CHECK_THROWS_WITH_AS(knob("pin_memory").set(config, 1), doctest::Contains("true or false"),
+                         KnobValueError);
 }
 
 TEST_CASE("presets and resets keep the knobs that describe the machine") {

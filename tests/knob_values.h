@@ -41,9 +41,11 @@ inline std::vector<nlohmann::json> out_of_range_values(const Knob& knob) {
     if (!knob.has_range()) return values;
     const bool integer = knob.type == KnobType::integer;
     if (std::isfinite(knob.min))
-        values.push_back(integer ? nlohmann::json(static_cast<int64_t>(knob.min) - 1) : nlohmann::json(knob.min - 1));
+        values.push_back(integer ? nlohmann::json(static_cast<int64_t>(knob.min) - 1)
+                                 : nlohmann::json(knob.min - 1));
     if (std::isfinite(knob.max))
-        values.push_back(integer ? nlohmann::json(static_cast<int64_t>(knob.max) + 1) : nlohmann::json(knob.max * 2 + 1));
+        values.push_back(integer ? nlohmann::json(static_cast<int64_t>(knob.max) + 1)
+                                 : nlohmann::json(knob.max * 2 + 1));
     return values;
 }
 

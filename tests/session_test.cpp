@@ -90,8 +90,10 @@ TEST_CASE("a pageable H2D shows staging time on the host thread that issued it")
     for (const Span& s : h2d) CHECK(s.memory == HostMemory::pageable);
     // Each pageable H2D held the train loop for the whole copy but its last chunk's DMA, which CUDA
     // (and the simulated GPU) runs after the call returns, at the pinned rate.
-    const double last_chunk = std::min<double>(static_cast<double>(config.batch_bytes()), PageableStaging::kChunkBytes);
-    const auto last_chunk_dma = static_cast<TimeNs>(builtin_calibration().h2d_pinned.seconds(last_chunk) * 1e9);
+    const double last_chunk =
+        std::min<double>(static_cast<double>(config.batch_bytes()), PageableStaging::kChunkBytes);
+    const auto last_chunk_dma =
+        static_cast<TimeNs>(builtin_calibration().h2d_pinned.seconds(last_chunk) * 1e9);
     std::map<int64_t, Span> stage_of_batch;
     for (const Span& s : staged)
         if (s.bytes == static_cast<uint64_t>(config.batch_bytes())) stage_of_batch[s.batch] = s;
@@ -260,7 +262,8 @@ TEST_CASE("reconfiguring a running pipeline 200 times: no deadlock, buffers and 
     // a hang detector, not a speed check (sanitizer builds are many times slower).
     const TimeNs deadline = now_ns() + 60 * kNsPerS;
     const int64_t batches_before = session.status().batches;
-    while ((session.status().config != last || session.status().batches <= batches_before) && now_ns() < deadline)
+    while ((session.status().config != last || session.status().batches <= batches_before) &&
+           now_ns() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     const SessionStatus status = session.status();
     CHECK(status.config == last);

@@ -293,7 +293,8 @@ Calibration slow_pageable_link() {
     return calibration_from_json(json, "test");
 }
 
-TEST_CASE("a non_blocking copy from pinned memory returns at once - from pageable once its last chunk is staged") {
+TEST_CASE(
+    "a non_blocking copy from pinned memory returns at once - from pageable once its last chunk is staged") {
     Bench bench(slow_pageable_link());
     const size_t bytes = MiB / 4;  // one chunk of the driver's bounce buffer
     Stream stream = bench.device.create_stream(0);
@@ -322,7 +323,7 @@ TEST_CASE("a non_blocking copy from pinned memory returns at once - from pageabl
     // (half the copy's time here), goes on after the call returns, as CUDA's does.
     const auto last_chunk_dma = static_cast<TimeNs>(slow_pageable_link().h2d_pinned.seconds(bytes) * 1e9);
     CHECK(pageable_call >= h2d[1].duration() - last_chunk_dma);
-    CHECK(pageable_call < h2d[1].duration());  // by about 0.13 s
+    CHECK(pageable_call < h2d[1].duration());   // by about 0.13 s
     CHECK(blocking_call >= h2d[2].duration());  // without non_blocking, the caller waits for all of it
 }
 

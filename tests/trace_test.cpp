@@ -285,7 +285,8 @@ TEST_CASE("the store knows each batch's extent and when its last kernel ended, a
 
 TEST_CASE("samples_in holds the level in force at the window's start - level_at reads one time") {
     TraceStore store;
-    for (const CounterSample s : {CounterSample{0, 1}, CounterSample{10, 2}, CounterSample{20, 3}, CounterSample{30, 4}})
+    for (const CounterSample s :
+         {CounterSample{0, 1}, CounterSample{10, 2}, CounterSample{20, 3}, CounterSample{30, 4}})
         store.add(s);
     const std::span<const CounterSample> seen = store.samples_in(CounterKind::outstanding_batches, {15, 20});
     REQUIRE(seen.size() == 2);

@@ -36,7 +36,8 @@ struct ConfigOptions::KnobOption {
 
 ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& defaults)
     : defaults_(defaults), options_(std::make_unique<KnobOption[]>(knobs().size())) {
-    cmd.add_option("--config", config_file_, "Load the config from a JSON file; options given here override it")
+    cmd.add_option("--config", config_file_,
+                   "Load the config from a JSON file; options given here override it")
         ->option_text("FILE");
     for (size_t i = 0; i < knobs().size(); ++i) {
         const Knob& knob = knobs()[i];
@@ -55,7 +56,8 @@ ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& defaults)
                        ->default_str(knob.label(defaults))
                        ->group(group);
         if (knob.type == KnobType::choice)
-            o.option->check(CLI::IsMember(std::vector<std::string>(knob.choices().begin(), knob.choices().end())));
+            o.option->check(
+                CLI::IsMember(std::vector<std::string>(knob.choices().begin(), knob.choices().end())));
     }
 }
 
@@ -74,15 +76,18 @@ PipelineConfig ConfigOptions::resolve() const {
         const KnobOption& o = options_[i];
         if (o.option->count() == 0) continue;
         try {
-            o.knob->set(c, o.knob->type == KnobType::boolean ? nlohmann::json(o.flag) : o.knob->parse(o.text));
+            o.knob->set(c,
+                        o.knob->type == KnobType::boolean ? nlohmann::json(o.flag) : o.knob->parse(o.text));
         } catch (const KnobValueError& e) {
-            throw UsageError(fmt::format("{} {}: {} {}.", flag_for(o.knob->key), o.text, o.knob->key, e.what()));
+            throw UsageError(
+                fmt::format("{} {}: {} {}.", flag_for(o.knob->key), o.text, o.knob->key, e.what()));
         }
     }
     Validation validation = validate(c, std::thread::hardware_concurrency());
     if (!validation.ok()) {
         const ConfigIssue& issue = validation.errors.front();
-        throw UsageError(fmt::format("{} {}: {}", flag_for(issue.option), issue.value, cli_words(issue.message)));
+        throw UsageError(
+            fmt::format("{} {}: {}", flag_for(issue.option), issue.value, cli_words(issue.message)));
     }
     return c;
 }

@@ -33,9 +33,10 @@ void print_table(const CopyProbeResult& r) {
     fmt::print(
         "  fixed cost per copy: {:.1f} us pinned, {:.1f} us pageable (a 4 KiB copy as the caller waits)\n",
         r.copy_latency_us, r.pageable_copy_latency_us);
-    fmt::print("  one device call as the train loop makes it (query, copy in, launch, copy out, record; CUPTI on) "
-               "costs the calling thread {:.1f} us\n",
-               r.host_call_us);
+    fmt::print(
+        "  one device call as the train loop makes it (query, copy in, launch, copy out, record; CUPTI on) "
+        "costs the calling thread {:.1f} us\n",
+        r.host_call_us);
     fmt::print("  pinning 256 MiB: cudaHostAlloc {:.0f} ms", r.pin_host_alloc_256MB_s * 1e3);
     if (r.pin_huge_pages_256MB_s > 0)
         fmt::print(", huge pages + cudaHostRegister {:.0f} ms (H2D from it {:.2f} GB/s)",

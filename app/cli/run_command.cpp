@@ -90,7 +90,8 @@ RunReport make_report(const Session& session, const TraceStore& store, const Pip
     return report;
 }
 
-void write_trace(const std::filesystem::path& file, const TraceStore& store, const RunReport& report, bool quiet) {
+void write_trace(const std::filesystem::path& file, const TraceStore& store, const RunReport& report,
+                 bool quiet) {
     ExportInfo info;
     info.device_name = report.status.device.name;
     info.config = config_to_json(report.status.config);
@@ -117,7 +118,8 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     std::unique_ptr<Session> owned = opening_device([&] { return std::make_unique<Session>(config); });
     Session& session = *owned;
     if (!output.json)
-        fmt::print(stderr, "device: {} ({})\n", session.status().device.name, cli_words(session.status().device_why));
+        fmt::print(stderr, "device: {} ({})\n", session.status().device.name,
+                   cli_words(session.status().device_why));
     TraceCollector collector(session.trace());  // drains the recorders' rings while the run goes on
     session.start();
     watch(session, config, output.progress && !output.json && ::isatty(STDERR_FILENO));

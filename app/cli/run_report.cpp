@@ -68,8 +68,8 @@ void print_report(std::ostream& out, const RunReport& r) {
         fmt::format("{:>10.1f} / {:<10.1f}", m.batch_latency.p50_us, m.batch_latency.p99_us));
     if (r.gpu_trace)
         fmt::print(out, "GPU spans: {}; {} recorded, {} dropped, {} untimed, {} without a batch id\n",
-                   cli_words(r.gpu_trace->method),
-                   r.gpu_trace->spans, r.gpu_trace->dropped, r.gpu_trace->untimed, r.gpu_trace->uncorrelated);
+                   cli_words(r.gpu_trace->method), r.gpu_trace->spans, r.gpu_trace->dropped,
+                   r.gpu_trace->untimed, r.gpu_trace->uncorrelated);
     if (r.dropped_spans || r.evicted_spans)
         fmt::print(out,
                    "note: {} spans dropped (recorder full) and {} evicted (memory bound); metrics cover what "

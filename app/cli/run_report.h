@@ -13,8 +13,8 @@ namespace pinscope {
 struct RunReport {
     SessionStatus status;
     Metrics metrics;
-    uint64_t dropped_spans = 0;  // lost because a recorder's ring overflowed
-    uint64_t evicted_spans = 0;  // dropped by the store's memory bound
+    uint64_t dropped_spans = 0;               // lost because a recorder's ring overflowed
+    uint64_t evicted_spans = 0;               // dropped by the store's memory bound
     std::optional<GpuTraceReport> gpu_trace;  // a real GPU: how its spans were recorded, what was lost
 };
 

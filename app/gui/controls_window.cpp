@@ -89,7 +89,8 @@ void ControlsWindow::group(ConfigEditor& editor, KnobGroup g) {
         if (knob.group == g) knob_widget(editor, knob);
     if (g == KnobGroup::length) ImGui::EndDisabled();
     if (g == KnobGroup::workload)
-        ImGui::TextDisabled("a batch is %.1f MiB", static_cast<double>(editor.draft().batch_bytes()) / (1 << 20));
+        ImGui::TextDisabled("a batch is %.1f MiB",
+                            static_cast<double>(editor.draft().batch_bytes()) / (1 << 20));
 }
 
 void ControlsWindow::knob_widget(ConfigEditor& editor, const Knob& knob) {
@@ -136,8 +137,9 @@ bool ControlsWindow::slider(const Knob& knob, json& value) {
             changed = true;
         }
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("%s", fmt::format("Set {} ({}: {})", knob.key, knob.none_label,
-                                                knob_number(knob.unset_means)).c_str());
+            ImGui::SetTooltip(
+                "%s", fmt::format("Set {} ({}: {})", knob.key, knob.none_label, knob_number(knob.unset_means))
+                          .c_str());
         ImGui::SameLine();
     }
     PipelineConfig shown;
@@ -148,19 +150,20 @@ bool ControlsWindow::slider(const Knob& knob, json& value) {
     ImGui::BeginDisabled(value.is_null());
     if (knob.type == KnobType::integer) {
         int64_t v = value.is_null() ? static_cast<int64_t>(knob.unset_means) : value.get<int64_t>();
-        const int64_t low = static_cast<int64_t>(knob.slider_low()), high = static_cast<int64_t>(knob.slider_high());
-        if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_S64, &v, &low, &high, format.c_str(), flags)
-                    : ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v))
-        {
+        const int64_t low = static_cast<int64_t>(knob.slider_low()),
+                      high = static_cast<int64_t>(knob.slider_high());
+        if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_S64, &v, &low, &high, format.c_str(),
+                                          flags)
+                    : ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v)) {
             value = v;
             changed = true;
         }
     } else {
         double v = value.get<double>();
         const double low = knob.slider_low(), high = knob.slider_high();
-        if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &low, &high, format.c_str(), flags)
-                    : ImGui::InputDouble(label.c_str(), &v))
-        {
+        if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_Double, &v, &low, &high,
+                                          format.c_str(), flags)
+                    : ImGui::InputDouble(label.c_str(), &v)) {
             value = v;
             changed = true;
         }

@@ -119,7 +119,7 @@ void DesktopApp::menu_bar() {
 
 void DesktopApp::shortcuts_window() {
     const ImGuiIO& io = ImGui::GetIO();
-        ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.3f), ImGuiCond_Appearing,
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y * 0.3f), ImGuiCond_Appearing,
                             ImVec2(0.5f, 0));
     if (ImGui::Begin("Shortcuts", &show_help_,
                      ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {

@@ -34,8 +34,8 @@ class DesktopApp {
     ControlsWindow controls_;
     TimelineWindow timeline_;
     RecordWindow record_;
-    FrameStats cpu_stats_;   // the GUI thread's CPU time per frame build
-    FrameStats wall_stats_;  // wall time, which other threads and processes inflate
+    FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build
+    FrameStats wall_stats_;           // wall time, which other threads and processes inflate
     size_t spans_in_last_frame_ = 0;  // for the report after the last frame
     bool show_help_ = false;
     bool quit_ = false;

@@ -79,7 +79,8 @@ namespace {
 // Options of the window itself: size, frames, text, theme, frame statistics.
 void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
     auto* group = "Window";
-    cmd.add_option("--frames", options.frames, "Render this many frames, then exit (0: until the window is closed)")
+    cmd.add_option("--frames", options.frames,
+                   "Render this many frames, then exit (0: until the window is closed)")
         ->check(CLI::NonNegativeNumber)
         ->group(group);
     cmd.add_option("--screenshot", options.screenshot, "After the last frame, save the window as a PNG")
@@ -100,8 +101,10 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
         ->check(CLI::Range(UiSettings::kMinScale, UiSettings::kMaxScale))
         ->default_str("1")
         ->group(group);
-    cmd.add_flag("--high-contrast", options.ui.high_contrast, "High-contrast theme, for projectors")->group(group);
-    cmd.add_option("--font", options.ui.font_file, "TrueType font (falls back to ImGui's built-in font when missing)")
+    cmd.add_flag("--high-contrast", options.ui.high_contrast, "High-contrast theme, for projectors")
+        ->group(group);
+    cmd.add_option("--font", options.ui.font_file,
+                   "TrueType font (falls back to ImGui's built-in font when missing)")
         ->option_text("FILE")
         ->default_str(kDefaultFontFile)
         ->group(group);
@@ -128,7 +131,8 @@ void parse_mouse(const std::string& text, GuiOptions& options) {
 }  // namespace
 
 Command add_gui_command(CLI::App& app) {
-    CLI::App* cmd = app.add_subcommand("gui", "Open the desktop app: a live pipeline, its timeline and its controls");
+    CLI::App* cmd =
+        app.add_subcommand("gui", "Open the desktop app: a live pipeline, its timeline and its controls");
     auto config_options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
     auto options = std::make_shared<GuiOptions>();
     auto size = std::make_shared<std::string>("1600x900");
@@ -144,7 +148,8 @@ Command add_gui_command(CLI::App& app) {
                 }
                 const PipelineConfig config = config_options->resolve();
                 if (std::string why = missing_display(); !why.empty())
-                    throw std::runtime_error(why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");
+                    throw std::runtime_error(
+                        why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");
                 return run_gui(config, *options);
             }};
 }

@@ -38,11 +38,13 @@ std::string CounterLane::describe() const {
 }
 
 void CounterLane::draw(TimelineFrame& frame, float top) {
-    draw_lane_label(frame, top + 1.f, ImGui::GetColorU32(ImGuiCol_Text), std::string(counter_kind_name(kind_)));
-    draw_lane_label(frame, top + 1.f + ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_TextDisabled), describe());
-    frame.draw->PushClipRect(ImVec2(frame.canvas_left, top),
-                             ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + height(frame)),
-                             true);
+    draw_lane_label(frame, top + 1.f, ImGui::GetColorU32(ImGuiCol_Text),
+                    std::string(counter_kind_name(kind_)));
+    draw_lane_label(frame, top + 1.f + ImGui::GetFontSize(), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                    describe());
+    frame.draw->PushClipRect(
+        ImVec2(frame.canvas_left, top),
+        ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + height(frame)), true);
     plot(frame, top);
     frame.draw->PopClipRect();
 }

@@ -10,7 +10,8 @@ float HeaderLane::height(const TimelineFrame&) const {
 
 void HeaderLane::draw(TimelineFrame& frame, float top) {
     const float bottom = top + height(frame) - 1.f;
-    frame.draw->AddText(ImVec2(frame.label_left, top + 2.f), ImGui::GetColorU32(ImGuiCol_Text), title_.c_str());
+    frame.draw->AddText(ImVec2(frame.label_left, top + 2.f), ImGui::GetColorU32(ImGuiCol_Text),
+                        title_.c_str());
     frame.draw->AddLine(ImVec2(frame.label_left, bottom),
                         ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), bottom),
                         ImGui::GetColorU32(ImGuiCol_TextDisabled));

@@ -46,9 +46,9 @@ void SpanLane::preprocess(const TimelineFrame& frame) {
 
 void SpanLane::draw(TimelineFrame& frame, float top) {
     label(frame, top);
-    frame.draw->PushClipRect(ImVec2(frame.canvas_left, top),
-                             ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + frame.row_height),
-                             true);
+    frame.draw->PushClipRect(
+        ImVec2(frame.canvas_left, top),
+        ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + frame.row_height), true);
     boxes(frame, top);
     frame.draw->PopClipRect();
 }
@@ -58,9 +58,10 @@ void SpanLane::label(const TimelineFrame& frame, float top) const {
     const LaneInfo* info = frame.store.lane_info(lane_);
     std::string text = info ? info->name : "?";
     if (frame.busy)
-        if (auto b = frame.busy->find(lane_); b != frame.busy->end()) text += fmt::format("  {:.0f}%", b->second * 100);
-    draw_lane_label(frame, top + (frame.row_height - ImGui::GetFontSize()) * 0.5f, ImGui::GetColorU32(ImGuiCol_Text),
-                    text);
+        if (auto b = frame.busy->find(lane_); b != frame.busy->end())
+            text += fmt::format("  {:.0f}%", b->second * 100);
+    draw_lane_label(frame, top + (frame.row_height - ImGui::GetFontSize()) * 0.5f,
+                    ImGui::GetColorU32(ImGuiCol_Text), text);
 }
 
 void SpanLane::boxes(TimelineFrame& frame, float top) {

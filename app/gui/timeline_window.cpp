@@ -229,20 +229,23 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
         tops.push_back(y);
         y += row->height(frame);
     }
-    auto visible = [&](size_t i) { return tops[i] + rows[i]->height(frame) >= window_top && tops[i] <= window_bottom; };
+    auto visible = [&](size_t i) {
+        return tops[i] + rows[i]->height(frame) >= window_top && tops[i] <= window_bottom;
+    };
     for (size_t i = 0; i < rows.size(); ++i)
         if (visible(i)) rows[i]->preprocess(frame);
 
     const float canvas_right = frame.canvas_left + canvas_width;
-    const ImU32 stripe = theme == Theme::high_contrast ? IM_COL32(255, 255, 255, 28) : IM_COL32(255, 255, 255, 10);
+    const ImU32 stripe =
+        theme == Theme::high_contrast ? IM_COL32(255, 255, 255, 28) : IM_COL32(255, 255, 255, 10);
     frame.draw->PushClipRect(ImVec2(origin.x, window_top), ImVec2(canvas_right, window_bottom), true);
     drawn_items_ = 0;
     int striped = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
         if (!visible(i)) continue;
         if (rows[i]->striped() && striped++ % 2)
-            frame.draw->AddRectFilled(ImVec2(origin.x, tops[i]), ImVec2(canvas_right, tops[i] + rows[i]->height(frame)),
-                                      stripe);
+            frame.draw->AddRectFilled(ImVec2(origin.x, tops[i]),
+                                      ImVec2(canvas_right, tops[i] + rows[i]->height(frame)), stripe);
         rows[i]->draw(frame, tops[i]);
         drawn_items_ += rows[i]->drawn_items();
     }
@@ -270,8 +273,10 @@ void TimelineWindow::overlays(const TimelineFrame& frame, const std::vector<Time
     if (frame.hovered && frame.hovered->count == 1 && drag_ == Drag::none) {
         std::unordered_map<LaneId, LaneRow> by_lane;
         for (size_t i = 0; i < rows.size(); ++i)
-            if (std::optional<LaneId> lane = rows[i]->trace_lane()) by_lane[*lane] = LaneRow{tops[i], rows[i]->height(frame)};
-        draw_batch_trail(frame.draw, batch_trail(frame.store, frame.hovered->span.batch, frame.hovered->span.start),
+            if (std::optional<LaneId> lane = rows[i]->trace_lane())
+                by_lane[*lane] = LaneRow{tops[i], rows[i]->height(frame)};
+        draw_batch_trail(frame.draw,
+                         batch_trail(frame.store, frame.hovered->span.batch, frame.hovered->span.start),
                          by_lane, frame.mapping, frame.canvas_left, frame.theme);
     }
     frame.draw->PopClipRect();

@@ -114,10 +114,12 @@ StageLatency batch_latency(const TraceStore& store, Interval window) {
     std::unordered_set<int64_t> counted;
     for (const LaneInfo& lane : store.lanes()) {
         for (const Span& span : store.spans_touching(lane.id, window)) {
-            if (span.kind != SpanKind::kernel || span.batch == kNoBatch || !ends_in(window, span.end)) continue;
+            if (span.kind != SpanKind::kernel || span.batch == kNoBatch || !ends_in(window, span.end))
+                continue;
             const std::optional<BatchExtent> extent = store.batch_extent(span.batch);
             if (!extent || extent->last_kernel_end != span.end) continue;  // a later chunk ends it
-            if (counted.insert(span.batch).second) latencies.push_back(extent->last_end - extent->first_start);
+            if (counted.insert(span.batch).second)
+                latencies.push_back(extent->last_end - extent->first_start);
         }
     }
     return summarize(SpanKind::count, latencies);
@@ -152,8 +154,10 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     m.h2d_sustained_gbps = per_second(static_cast<double>(volume.h2d)) / 1e9;
     m.d2h_sustained_gbps = per_second(static_cast<double>(volume.d2h)) / 1e9;
     // bytes per nanosecond is GB/s
-    m.h2d_gbps = volume.h2d_busy > 0 ? static_cast<double>(volume.h2d) / static_cast<double>(volume.h2d_busy) : 0;
-    m.d2h_gbps = volume.d2h_busy > 0 ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) : 0;
+    m.h2d_gbps =
+        volume.h2d_busy > 0 ? static_cast<double>(volume.h2d) / static_cast<double>(volume.h2d_busy) : 0;
+    m.d2h_gbps =
+        volume.d2h_busy > 0 ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) : 0;
     m.pageable_h2d_fraction = fraction(volume.pageable_h2d, volume.h2d);
 
     const IntervalList kernels = covered_time(

@@ -32,7 +32,8 @@ PipelineConfig config_from_json(const json& j, const PipelineConfig& base) {
             throw ConfigFileError(fmt::format("unknown config key \"{}\"; known keys are {}.", key, known));
         }
         if (value.is_null() && !knob->optional)
-            throw ConfigFileError(fmt::format("config key \"{}\" cannot be null; give it a value or leave it out.", key));
+            throw ConfigFileError(
+                fmt::format("config key \"{}\" cannot be null; give it a value or leave it out.", key));
         try {
             knob->set(c, value);
         } catch (const KnobValueError& e) {

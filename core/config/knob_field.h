@@ -16,16 +16,34 @@ using nlohmann::json;
 // A whole number: an integer, or a float with no fraction (JSON writers sometimes give 2.0).
 int64_t whole_number(const json& value);
 
-inline json encode(bool v) { return v; }
-inline json encode(int v) { return v; }
-inline json encode(int64_t v) { return v; }
-inline json encode(uint64_t v) { return v; }
-inline json encode(double v) { return v; }
-inline json encode(const std::string& v) { return v; }
-inline json encode(const SampleShape& v) { return v.to_string(); }
-inline json encode(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+inline json encode(bool v) {
+    return v;
+}
+inline json encode(int v) {
+    return v;
+}
+inline json encode(int64_t v) {
+    return v;
+}
+inline json encode(uint64_t v) {
+    return v;
+}
+inline json encode(double v) {
+    return v;
+}
+inline json encode(const std::string& v) {
+    return v;
+}
+inline json encode(const SampleShape& v) {
+    return v.to_string();
+}
+inline json encode(const std::optional<int>& v) {
+    return v ? json(*v) : json(nullptr);
+}
 template <class Choice>
-    requires requires(Choice c) { choice_names(c); }
+requires requires(Choice c) {
+    choice_names(c);
+}
 json encode(Choice v) {
     return std::string(to_string(v));
 }
@@ -39,7 +57,9 @@ void decode(const Knob& knob, const json& value, std::string& field);
 void decode(const Knob& knob, const json& value, SampleShape& field);
 void decode(const Knob& knob, const json& value, std::optional<int>& field);
 template <class Choice>
-    requires requires(Choice c) { choice_names(c); }
+requires requires(Choice c) {
+    choice_names(c);
+}
 void decode(const Knob& knob, const json& value, Choice& field) {
     if (!value.is_string()) wrong_type(value, "a string");
     const std::string text = value.get<std::string>();
@@ -47,7 +67,8 @@ void decode(const Knob& knob, const json& value, Choice& field) {
         field = *parsed;
         return;
     }
-    throw KnobValueError(fmt::format("should be one of {}, not \"{}\"", fmt::join(knob.choices(), ", "), text));
+    throw KnobValueError(
+        fmt::format("should be one of {}, not \"{}\"", fmt::join(knob.choices(), ", "), text));
 }
 
 // sample_shape's rule beyond its type: 1 to 4 sizes, each from 1 to 2^20.
@@ -71,7 +92,9 @@ constexpr KnobAccess knob_field() {
     using T = std::remove_cvref_t<decltype(std::declval<PipelineConfig&>().*Field)>;
     return KnobAccess{
         [](const PipelineConfig& c) { return knob_codec::encode(c.*Field); },
-        [](const Knob& knob, PipelineConfig& c, const nlohmann::json& v) { knob_codec::decode(knob, v, c.*Field); },
+        [](const Knob& knob, PipelineConfig& c, const nlohmann::json& v) {
+            knob_codec::decode(knob, v, c.*Field);
+        },
         &knob_codec::choices_of<T>,
     };
 }

@@ -26,7 +26,8 @@ constexpr std::string_view kShapeProblem =
 }  // namespace
 
 void wrong_type(const json& value, std::string_view expected) {
-    throw KnobValueError(fmt::format("should be {}, not {} ({})", expected, json_type_name(value), value.dump()));
+    throw KnobValueError(
+        fmt::format("should be {}, not {} ({})", expected, json_type_name(value), value.dump()));
 }
 
 void out_of_range(const Knob& knob) {

@@ -58,8 +58,8 @@ struct Knob {
     std::string_view key = {};  // the config key and JSON name: "num_workers"
     KnobType type = KnobType::integer;
     KnobGroup group = KnobGroup::loader;
-    std::string_view help = {};  // the one help text: --help, the app's tooltip
-    std::string_view unit = {};  // "us", "bytes", "MiB", "s", or "" for a plain count
+    std::string_view help = {};                  // the one help text: --help, the app's tooltip
+    std::string_view unit = {};                  // "us", "bytes", "MiB", "s", or "" for a plain count
     double min = -kUnbounded, max = kUnbounded;  // the valid range (integer and number knobs)
     double slider_min = 0, slider_max = 0;       // what is useful to move by hand (both 0: min..max)
     bool logarithmic = false;                    // the slider moves by factors, not steps

@@ -78,12 +78,20 @@ struct PipelineConfig {
 inline constexpr std::string_view kPinModeNames[] = {"thread", "direct"};
 inline constexpr std::string_view kIssueOrderNames[] = {"per-chunk", "copies-first"};
 inline constexpr std::string_view kDeviceChoiceNames[] = {"auto", "sim", "cuda"};
-inline std::span<const std::string_view> choice_names(PinMode) { return kPinModeNames; }
-inline std::span<const std::string_view> choice_names(IssueOrder) { return kIssueOrderNames; }
-inline std::span<const std::string_view> choice_names(DeviceChoice) { return kDeviceChoiceNames; }
+inline std::span<const std::string_view> choice_names(PinMode) {
+    return kPinModeNames;
+}
+inline std::span<const std::string_view> choice_names(IssueOrder) {
+    return kIssueOrderNames;
+}
+inline std::span<const std::string_view> choice_names(DeviceChoice) {
+    return kDeviceChoiceNames;
+}
 
 template <class Choice>
-    requires requires(Choice c) { choice_names(c); }
+requires requires(Choice c) {
+    choice_names(c);
+}
 std::string_view to_string(Choice value) {
     return choice_names(value)[static_cast<size_t>(value)];
 }

@@ -29,23 +29,26 @@ class Checker {
 // knob table.
 void check_across_knobs(const PipelineConfig& c, unsigned host_cores, Checker& check) {
     if (c.prefetch_factor && c.num_workers == 0 && !check.flagged("prefetch_factor"))
-        check.error("prefetch_factor", std::to_string(*c.prefetch_factor),
-                    "prefetch_factor option could only be specified in multiprocessing. let num_workers > 0 to "
-                    "enable multiprocessing, otherwise leave prefetch_factor unset.");
+        check.error(
+            "prefetch_factor", std::to_string(*c.prefetch_factor),
+            "prefetch_factor option could only be specified in multiprocessing. let num_workers > 0 to "
+            "enable multiprocessing, otherwise leave prefetch_factor unset.");
 
     if (host_cores > 0 && !check.flagged("num_workers") && static_cast<unsigned>(c.num_workers) > host_cores)
         check.warning(
             "num_workers", std::to_string(c.num_workers),
-            fmt::format("This DataLoader will create {} worker threads in total. The suggested max number "
-                        "of workers on this system is {}; workers beyond the core count only help with io_us.",
-                        c.num_workers, host_cores));
+            fmt::format(
+                "This DataLoader will create {} worker threads in total. The suggested max number "
+                "of workers on this system is {}; workers beyond the core count only help with io_us.",
+                c.num_workers, host_cores));
 
     const bool batch_ok = !check.flagged("sample_shape") && !check.flagged("batch_size");
     if (batch_ok && c.sample_shape.elements() > kMaxBatchBytes / 4 / c.batch_size)
-        check.error("sample_shape", c.sample_shape.to_string(),
-                    fmt::format("a batch of {} samples of {} would exceed {} GiB of float32; use a smaller shape "
-                                "or batch.",
-                                c.batch_size, c.sample_shape.to_string(), kMaxBatchBytes >> 30));
+        check.error(
+            "sample_shape", c.sample_shape.to_string(),
+            fmt::format("a batch of {} samples of {} would exceed {} GiB of float32; use a smaller shape "
+                        "or batch.",
+                        c.batch_size, c.sample_shape.to_string(), kMaxBatchBytes >> 30));
     else if (batch_ok && !check.flagged("chunks") && c.batch_bytes() < c.chunks)
         check.error("chunks", std::to_string(c.chunks),
                     fmt::format("chunks={} is more than the {} bytes of a batch; use fewer chunks.", c.chunks,
@@ -57,7 +60,8 @@ void check_across_knobs(const PipelineConfig& c, unsigned host_cores, Checker& c
 Validation validate(const PipelineConfig& c, unsigned host_cores) {
     Checker check;
     for (const Knob& knob : knobs())
-        if (std::optional<std::string> problem = knob.problem(c)) check.error(knob.key, knob.text(c), *problem);
+        if (std::optional<std::string> problem = knob.problem(c))
+            check.error(knob.key, knob.text(c), *problem);
     check_across_knobs(c, host_cores, check);
     return check.result;
 }

@@ -31,7 +31,8 @@ struct CopyProbeResult {
     double host_memcpy_gbps = 0;          // one host thread copying 64 MiB
     double copy_latency_us = 0;           // fixed cost per copy, from the pinned H2D figures at 1 and 16 MiB
     double pageable_copy_latency_us = 0;  // a 4 KiB pageable copy as the caller waits for it, both ways
-    double host_call_us = 0;  // the calling thread's time per device call, the train loop's mix (device_call_cost.h)
+    double host_call_us =
+        0;  // the calling thread's time per device call, the train loop's mix (device_call_cost.h)
     // Pinning 256 MiB, in seconds: the driver's cudaHostAlloc, and huge pages + cudaHostRegister (what
     // the CUDA device uses where it works), with the H2D rate from the latter to show it is as fast.
     double pin_host_alloc_256MB_s = 0, pin_huge_pages_256MB_s = 0;

@@ -30,10 +30,10 @@ HostBuffer Device::allocate_host(size_t bytes, HostMemory memory) {
     const int64_t before = in_use.fetch_add(size);
     if (memory == HostMemory::pinned && before + size > pinned_budget_.load()) {
         in_use -= size;
-        throw DeviceError(
-            fmt::format("pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned "
-                        "already); use fewer workers, a smaller prefetch_factor or batch, or raise pinned_budget_mb.",
-                        bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
+        throw DeviceError(fmt::format(
+            "pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned "
+            "already); use fewer workers, a smaller prefetch_factor or batch, or raise pinned_budget_mb.",
+            bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
     }
     std::byte* data = nullptr;
     try {

@@ -36,13 +36,14 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
         CudaDeviceOptions options;
         options.cupti = config.cupti;
         auto device = make_cuda_device(trace, options, &tracing);
-        std::string why = choice == DeviceChoice::cuda ? "asked for with device=cuda"
-                                                       : "a CUDA GPU and driver are present";
+        std::string why =
+            choice == DeviceChoice::cuda ? "asked for with device=cuda" : "a CUDA GPU and driver are present";
         return {std::move(device), why + "; " + tracing};
 #endif
     }
     if (choice == DeviceChoice::cuda)
-        throw DeviceError("device=cuda: no usable CUDA GPU: " + no_gpu + "; use device=sim for the simulated GPU.");
+        throw DeviceError("device=cuda: no usable CUDA GPU: " + no_gpu +
+                          "; use device=sim for the simulated GPU.");
 
     const std::string& file = config.calibration;
     Calibration calibration = file.empty() ? builtin_calibration() : load_calibration(file);

@@ -17,12 +17,11 @@ DataLoader::DataLoader(const PipelineConfig& config, LoaderContext context)
     // train loop holds, and one being pinned. The pools never make anyone wait in steady state.
     const size_t capacity = static_cast<size_t>(max_outstanding_ + context.batches_held_downstream + 2);
     const bool direct = config.pin_memory && config.pin_mode == PinMode::direct;
-    collate_pool_ =
-        HostBufferPool::create(context.device, direct ? HostMemory::pinned : HostMemory::pageable,
-                                         batch_bytes, capacity, context.pinned_gauge);
+    collate_pool_ = HostBufferPool::create(context.device, direct ? HostMemory::pinned : HostMemory::pageable,
+                                           batch_bytes, capacity, context.pinned_gauge);
     if (config.pin_memory && !direct)
-        pinned_pool_ = HostBufferPool::create(context.device, HostMemory::pinned, batch_bytes,
-                                                        capacity, context.pinned_gauge);
+        pinned_pool_ = HostBufferPool::create(context.device, HostMemory::pinned, batch_bytes, capacity,
+                                              context.pinned_gauge);
     record_levels();
     if (workers_ == 0) return;
 

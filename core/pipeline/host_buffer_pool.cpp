@@ -29,7 +29,9 @@ HostBufferPool::HostBufferPool(Device& device, HostMemory memory, size_t buffer_
     assert(capacity > 0);
 }
 
-HostBufferPool::~HostBufferPool() { assert(leased_ == 0); }  // every lease holds its pool alive
+HostBufferPool::~HostBufferPool() {
+    assert(leased_ == 0);
+}  // every lease holds its pool alive
 
 BufferLease HostBufferPool::acquire() {
     std::unique_lock lock(mutex_);

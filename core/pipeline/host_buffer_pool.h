@@ -21,7 +21,8 @@ class HostBufferPool;
 class BufferLease {
   public:
     BufferLease() = default;
-    BufferLease(BufferLease&& other) noexcept : pool_(std::move(other.pool_)), buffer_(std::move(other.buffer_)) {}
+    BufferLease(BufferLease&& other) noexcept
+        : pool_(std::move(other.pool_)), buffer_(std::move(other.buffer_)) {}
     BufferLease& operator=(BufferLease&& other) noexcept;
     BufferLease(const BufferLease&) = delete;
     BufferLease& operator=(const BufferLease&) = delete;
@@ -66,7 +67,8 @@ class HostBufferPool : public std::enable_shared_from_this<HostBufferPool> {
 
   private:
     friend class BufferLease;
-    HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity, Gauge* pinned_gauge);
+    HostBufferPool(Device& device, HostMemory memory, size_t buffer_bytes, size_t capacity,
+                   Gauge* pinned_gauge);
     void give_back(HostBuffer buffer);
 
     Device& device_;

@@ -10,7 +10,8 @@ void LaneSpans::add(const Span& span) {
         const size_t block = spans_.size() / kBlock;
         spans_.push_back(span);
         if (block == reach_.size())
-            reach_.push_back(std::max(span.end, block ? reach_[block - 1] : std::numeric_limits<TimeNs>::min()));
+            reach_.push_back(
+                std::max(span.end, block ? reach_[block - 1] : std::numeric_limits<TimeNs>::min()));
         else
             reach_[block] = std::max(reach_[block], span.end);
         return;
@@ -54,9 +55,9 @@ std::span<const Span> LaneSpans::touching(Interval window) const {
     const auto block = std::lower_bound(reach_.begin(), reach_.end(), window.start);
     size_t first = static_cast<size_t>(block - reach_.begin()) * kBlock;
     while (first < spans_.size() && spans_[first].end < window.start) ++first;
-    const auto stop = std::upper_bound(spans_.begin() + static_cast<std::ptrdiff_t>(std::min(first, spans_.size())),
-                                       spans_.end(), window.end,
-                                       [](TimeNs t, const Span& s) { return t < s.start; });
+    const auto stop =
+        std::upper_bound(spans_.begin() + static_cast<std::ptrdiff_t>(std::min(first, spans_.size())),
+                         spans_.end(), window.end, [](TimeNs t, const Span& s) { return t < s.start; });
     const size_t last = static_cast<size_t>(stop - spans_.begin());
     if (first >= last) return {};
     return std::span<const Span>(spans_).subspan(first, last - first);

@@ -24,7 +24,8 @@ void PeriodicThread::run_now() {
 void PeriodicThread::loop() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        wake_.wait_for(lock, std::chrono::nanoseconds(period_), [&] { return stopping_ || requested_ > answered_; });
+        wake_.wait_for(lock, std::chrono::nanoseconds(period_),
+                       [&] { return stopping_ || requested_ > answered_; });
         if (stopping_) break;
         const uint64_t answering = requested_;
         lock.unlock();

@@ -71,7 +71,8 @@ void TraceStore::note_batch(const Span& span) {
 }
 
 std::optional<BatchExtent> TraceStore::batch_extent(int64_t batch) const {
-    if (batch < batch_base_ || batch - batch_base_ >= static_cast<int64_t>(batches_.size())) return std::nullopt;
+    if (batch < batch_base_ || batch - batch_base_ >= static_cast<int64_t>(batches_.size()))
+        return std::nullopt;
     const BatchExtent& extent = batches_[static_cast<size_t>(batch - batch_base_)];
     if (empty(extent)) return std::nullopt;
     return extent;
@@ -126,7 +127,8 @@ TraceStore TraceStore::extract(Interval window) const {
         for (const Span& span : lane.touching(window))
             if (span.end >= window.start) copy.add(span);
     for (int kind = 0; kind < kCounterKindCount; ++kind)
-        for (const CounterSample& sample : samples_in(static_cast<CounterKind>(kind), window)) copy.add(sample);
+        for (const CounterSample& sample : samples_in(static_cast<CounterKind>(kind), window))
+            copy.add(sample);
     copy.limits_ = limits_;
     return copy;
 }

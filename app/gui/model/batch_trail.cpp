@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace pinscope::gui {
 namespace {
 
@@ -16,9 +15,10 @@ std::vector<TrailStop> batch_trail(const TraceStore& store, int64_t batch, TimeN
     for (const LaneInfo& lane : store.lanes()) {
         std::span<const Span> spans = store.spans(lane.id);
         // The first span starting at `around`; the search walks outward from it, both ways.
-        const size_t middle = static_cast<size_t>(
-            std::lower_bound(spans.begin(), spans.end(), around, [](const Span& s, TimeNs t) { return s.start < t; }) -
-            spans.begin());
+        const size_t middle =
+            static_cast<size_t>(std::lower_bound(spans.begin(), spans.end(), around,
+                                                 [](const Span& s, TimeNs t) { return s.start < t; }) -
+                                spans.begin());
         for (size_t i = middle, seen = 0; i > 0 && seen < kMaxScannedPerSide; --i, ++seen) {
             const Span& s = spans[i - 1];
             if (s.start < around - reach) break;

@@ -1,8 +1,8 @@
 #pragma once
 // Record: capture the last N seconds, or the next N seconds, of the live trace to a Chrome Trace
 // file (Perfetto, chrome://tracing). The window is copied out of the store on the GUI thread (cheap:
-// only the window, TraceStore::extract) and written on a background thread, so the timeline keeps moving while a large
-// capture is written. The write is atomic (save_chrome_trace): a failure leaves no half file.
+// only the window, TraceStore::extract) and written on a background thread, so the timeline keeps moving
+// while a large capture is written. The write is atomic (save_chrome_trace): a failure leaves no half file.
 #include <filesystem>
 #include <future>
 #include <string>

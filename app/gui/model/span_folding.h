@@ -31,9 +31,9 @@ constexpr double kMaxFoldPx = 48;
 
 // Replaces `out` with the items of `lane` that the mapping's range shows, in order. `lane` is what
 // TraceStore::spans_touching() gives for the range (sorted by start, from the first span that reaches
-// the view); an item's `first` indexes into it. A span is drawn on its own when it is at least `min_px` wide; runs of narrower spans whose
-// gaps are under `min_px` become one folded item from the first start to the latest end, at most
-// about `max_px` wide.
+// the view); an item's `first` indexes into it. A span is drawn on its own when it is at least `min_px` wide;
+// runs of narrower spans whose gaps are under `min_px` become one folded item from the first start to the
+// latest end, at most about `max_px` wide.
 void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
                double min_px = kFoldPx, double max_px = kMaxFoldPx);
 

@@ -116,7 +116,8 @@ double time_spin(long long cycles, int blocks, uint32_t* checksum, cudaStream_t 
     std::vector<double> us;
     const cudaError_t status = take_timings(repeats, us, [&](std::vector<double>& out) {
         cudaError_t status = cudaEventRecord(begin, stream);
-        for (int k = 0; k < kBackToBack && status == cudaSuccess; ++k) status = launch(args, cycles, blocks, stream);
+        for (int k = 0; k < kBackToBack && status == cudaSuccess; ++k)
+            status = launch(args, cycles, blocks, stream);
         if (status == cudaSuccess) status = cudaEventRecord(end, stream);
         if (status == cudaSuccess) status = cudaEventSynchronize(end);
         float ms = 0;
@@ -142,9 +143,11 @@ double time_fixed_in_kernel(int blocks, uint32_t* checksum, cudaStream_t stream,
         unsigned long long host[2] = {~0ull, 0};
         cudaError_t status = cudaMemcpyAsync(window, host, sizeof(host), cudaMemcpyHostToDevice, stream);
         if (status == cudaSuccess) status = launch(args, 0, blocks, stream, window);
-        if (status == cudaSuccess) status = cudaMemcpyAsync(host, window, sizeof(host), cudaMemcpyDeviceToHost, stream);
+        if (status == cudaSuccess)
+            status = cudaMemcpyAsync(host, window, sizeof(host), cudaMemcpyDeviceToHost, stream);
         if (status == cudaSuccess) status = cudaStreamSynchronize(stream);
-        if (status == cudaSuccess && host[1] >= host[0]) out.push_back(static_cast<double>(host[1] - host[0]) * 1e-3);
+        if (status == cudaSuccess && host[1] >= host[0])
+            out.push_back(static_cast<double>(host[1] - host[0]) * 1e-3);
         return status;
     });
     cudaFree(window);

@@ -143,7 +143,8 @@ std::unique_ptr<CuptiRecorder> CuptiRecorder::start(Trace& trace, std::string* w
             return nullptr;  // the destructor disables what was enabled and unsubscribes
         }
     }
-    recorder->flusher_ = std::make_unique<PeriodicThread>(kFlushInterval, [r = recorder.get()] { r->flush(); });
+    recorder->flusher_ =
+        std::make_unique<PeriodicThread>(kFlushInterval, [r = recorder.get()] { r->flush(); });
     return recorder;
 }
 

@@ -76,7 +76,7 @@ class CuptiRecorder final : public GpuActivity {
     uint64_t generation_ = 0;
     ActivityStats stats_;
 
-    std::atomic<bool> finishing_{false};          // set once the flusher is gone: nothing more will come
+    std::atomic<bool> finishing_{false};       // set once the flusher is gone: nothing more will come
     std::unique_ptr<PeriodicThread> flusher_;  // last: started once the recorder is set up
 };
 

@@ -44,7 +44,7 @@ class EventTimer final : public GpuActivity {
     cudaEvent_t take_event();      // mutex_ held
     void reuse(Pending& pending);  // mutex_ held
     std::shared_ptr<Anchor> new_anchor();
-    void poll();  // on the poller: spans of completed pairs, and a fresh anchor now and then
+    void poll();                // on the poller: spans of completed pairs, and a fresh anchor now and then
     size_t record_completed();  // returns how many spans it recorded; call with no lock held
 
     Trace& trace_;

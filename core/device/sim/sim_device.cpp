@@ -181,8 +181,8 @@ void SimDevice::copy_to_device([[maybe_unused]] const DeviceBuffer& dst, [[maybe
 }
 
 void SimDevice::copy_to_host(HostBuffer& dst, size_t dst_offset, [[maybe_unused]] const DeviceBuffer& src,
-                             [[maybe_unused]] size_t src_offset, size_t bytes, Stream& stream, bool non_blocking,
-                             int64_t batch) {
+                             [[maybe_unused]] size_t src_offset, size_t bytes, Stream& stream,
+                             bool non_blocking, int64_t batch) {
     spend_host_call(call_charge_us_);
     assert(dst_offset + bytes <= dst.size() && src_offset + bytes <= src.size());
     const Op op = copy_op(OpKind::d2h, dst, bytes, batch);
@@ -314,7 +314,8 @@ void SimDevice::wait_until_last_chunk_staged(Lock& lock, const Marker& marker, d
         if (op && !op->staging && op->remaining <= tail_bytes) return;
         TimeNs next = next_completion();
         if (op && op->rate > 0 && op->remaining > tail_bytes)
-            next = std::min(next, clock_ + static_cast<TimeNs>(std::ceil((op->remaining - tail_bytes) / op->rate)));
+            next = std::min(next,
+                            clock_ + static_cast<TimeNs>(std::ceil((op->remaining - tail_bytes) / op->rate)));
         sleep_until_model(lock, next);
     }
 }
