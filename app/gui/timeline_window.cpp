@@ -12,6 +12,12 @@
 #include "app/gui/timeline_flows.h"
 #include "app/gui/ui_style.h"
 
+// Index of this file:
+// [SECTION] Window, toolbar, legend, summary
+// [SECTION] Ruler
+// [SECTION] Rows: arrange, preprocess, draw, overlays
+// [SECTION] Mouse and tooltip
+
 namespace pinscope::gui {
 namespace {
 
@@ -26,6 +32,10 @@ std::string tick_label(TimeNs t, TimeNs step) {
 }
 
 }  // namespace
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Window, toolbar, legend, summary
+//------------------------------------------------------------------------------------------------------------
 
 TimelineWindow::TimelineWindow() {
     for (int kind = 0; kind < kCounterKindCount; ++kind)
@@ -150,6 +160,10 @@ void TimelineWindow::summary_line(Theme theme) {
         static_cast<long long>(m.batches), format_rate(m.h2d_gbps * 1e9).c_str());
 }
 
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Ruler
+//------------------------------------------------------------------------------------------------------------
+
 void TimelineWindow::ruler(const PixelMapping& mapping, TimeNs origin, Theme theme, float label_width) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -175,6 +189,10 @@ void TimelineWindow::ruler(const PixelMapping& mapping, TimeNs origin, Theme the
         draw->AddText(ImVec2(top.x, top.y), ImGui::GetColorU32(warning_colour(theme)), "PAUSED");
     ImGui::Dummy(ImVec2(label_width + static_cast<float>(mapping.width_px), height));
 }
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Rows: arrange, preprocess, draw, overlays
+//------------------------------------------------------------------------------------------------------------
 
 // This frame's rows, top to bottom: the host's lanes, the device's, then the counters, each group under
 // its header. Lanes without spans (a pipeline rebuilt smaller) drop out.
@@ -281,6 +299,10 @@ void TimelineWindow::overlays(const TimelineFrame& frame, const std::vector<Time
     }
     frame.draw->PopClipRect();
 }
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Mouse and tooltip
+//------------------------------------------------------------------------------------------------------------
 
 void TimelineWindow::interact(const PixelMapping& mapping, ImVec2 canvas_min, ImVec2 canvas_max) {
     const ImGuiIO& io = ImGui::GetIO();

@@ -19,6 +19,12 @@
 #define PINSCOPE_VERSION "unknown"
 #endif
 
+// Index of this file:
+// [SECTION] Lanes, tracks and the time base
+// [SECTION] Metadata: process and thread names
+// [SECTION] Spans, flows and counters
+// [SECTION] Writing a file
+
 namespace pinscope {
 
 namespace {
@@ -26,6 +32,10 @@ namespace {
 constexpr int kHostPid = 1;
 constexpr int kDevicePid = 2;
 constexpr int64_t kTracksPerSortKey = 1000;  // room for a lane's extra tracks between two sort keys
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Lanes, tracks and the time base
+//------------------------------------------------------------------------------------------------------------
 
 Interval export_range(const ExportInfo& info) {
     if (info.start == 0 && info.end == 0)
@@ -89,6 +99,10 @@ TimeNs base_time(const TraceStore& store, const std::vector<ExportedLane>& lanes
     return base == std::numeric_limits<TimeNs>::max() ? 0 : base;
 }
 
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Metadata: process and thread names
+//------------------------------------------------------------------------------------------------------------
+
 void write_metadata(EventStream& events, int pid, int tid, std::string_view name, std::string_view arg) {
     fmt::format_to(std::back_inserter(events.next_event()),
                    R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{}}})", pid, tid, name, arg);
@@ -121,6 +135,10 @@ void write_thread_names(EventStream& events, const std::vector<ExportedLane>& la
         }
     }
 }
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Spans, flows and counters
+//------------------------------------------------------------------------------------------------------------
 
 // A span recorded with end before start (a clock read out of order) is drawn with no length.
 TimeNs drawn_duration(const Span& span) {
@@ -220,6 +238,10 @@ nlohmann::json other_data(const ExportInfo& info, TimeNs base) {
 }
 
 }  // namespace
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Writing a file
+//------------------------------------------------------------------------------------------------------------
 
 void write_chrome_trace(std::ostream& out, const TraceStore& store, const ExportInfo& info) {
     const Interval range = export_range(info);

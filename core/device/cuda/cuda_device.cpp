@@ -21,6 +21,13 @@
 #include "core/device/cuda/event_timer.h"
 #include "core/device/cuda/pinned_memory.h"
 
+// Index of this file:
+// [SECTION] Helpers
+// [SECTION] The device: construction, pinning method, link peaks
+// [SECTION] Memory: buffers, streams and events
+// [SECTION] Work: copies, kernels, events, synchronisation
+// [SECTION] The factory's entry points
+
 namespace pinscope {
 namespace {
 
@@ -28,6 +35,10 @@ using cuda::check;
 using cuda::check_quietly;
 
 constexpr size_t kPageBytes = 4096;
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Helpers
+//------------------------------------------------------------------------------------------------------------
 
 cudaStream_t native(const Stream& stream) {
     return reinterpret_cast<cudaStream_t>(stream.handle());
@@ -39,6 +50,10 @@ cudaEvent_t native(const Event& event) {
 struct DeviceFree {
     void operator()(void* data) const { check_quietly(cudaFree(data), "cudaFree"); }
 };
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] The device: construction, pinning method, link peaks
+//------------------------------------------------------------------------------------------------------------
 
 class CudaDevice final : public Device {
   public:
@@ -214,7 +229,9 @@ GpuTraceReport CudaDevice::trace_report() const {
     return report;
 }
 
-// Memory ---------------------------------------------------------------------------------------------
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Memory: buffers, streams and events
+//------------------------------------------------------------------------------------------------------------
 
 std::byte* CudaDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     if (memory == HostMemory::pinned) {
@@ -308,7 +325,9 @@ void CudaDevice::raw_destroy_event(uintptr_t handle) {
     check_quietly(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(handle)), "cudaEventDestroy");
 }
 
-// Work -----------------------------------------------------------------------------------------------
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Work: copies, kernels, events, synchronisation
+//------------------------------------------------------------------------------------------------------------
 
 void CudaDevice::copy_to_device(const DeviceBuffer& dst, size_t dst_offset, const HostBuffer& src,
                                 size_t src_offset, size_t bytes, Stream& stream, bool non_blocking,
@@ -382,6 +401,10 @@ void CudaDevice::synchronize() {
 }
 
 }  // namespace
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] The factory's entry points
+//------------------------------------------------------------------------------------------------------------
 
 int cuda_usable_device_count(std::string* reason) {
     int count = 0;

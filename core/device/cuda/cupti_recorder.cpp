@@ -5,6 +5,13 @@
 
 #include <fmt/format.h>
 
+// Index of this file:
+// [SECTION] CUPTI callbacks and registration
+// [SECTION] Starting and stopping
+// [SECTION] Streams and lanes
+// [SECTION] Records: GPU spans, batch ids, giving up
+// [SECTION] Reports
+
 namespace pinscope::cuda {
 namespace {
 
@@ -17,6 +24,10 @@ CuptiRecorder* g_active = nullptr;
 
 constexpr size_t kBufferBytes = 128 * 1024;  // small, so a partly filled buffer is returned soon
 constexpr uint64_t kGiveUpGenerations = 20;  // 2 s of flushes: a batch id that has not come will not
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] CUPTI callbacks and registration
+//------------------------------------------------------------------------------------------------------------
 
 uint64_t CUPTIAPI steady_timestamp() {
     return static_cast<uint64_t>(now_ns());
@@ -79,6 +90,10 @@ constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATIO
                                          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};
 
 }  // namespace
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Starting and stopping
+//------------------------------------------------------------------------------------------------------------
 
 std::unique_ptr<CuptiRecorder> CuptiRecorder::start(Trace& trace, std::string* why) {
     std::string reason;
@@ -174,6 +189,10 @@ void CuptiRecorder::flush() {
     expire_old();
 }
 
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Streams and lanes
+//------------------------------------------------------------------------------------------------------------
+
 void CuptiRecorder::add_stream(cudaStream_t stream, int index) {
     uint32_t id = 0;
     if (cupti_.stream_id(nullptr, stream, 0, &id) != CUPTI_SUCCESS)
@@ -198,6 +217,10 @@ void CuptiRecorder::after(const GpuOp&, cudaStream_t) {
     uint64_t last = 0;
     cupti_.pop_external_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
 }
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Records: GPU spans, batch ids, giving up
+//------------------------------------------------------------------------------------------------------------
 
 void CuptiRecorder::consume(uint8_t* buffer, size_t valid_bytes, size_t dropped) {
     stats_.dropped += dropped;
@@ -285,6 +308,10 @@ void CuptiRecorder::expire_old() {
         return true;
     });
 }
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Reports
+//------------------------------------------------------------------------------------------------------------
 
 std::string CuptiRecorder::describe() const {
     const std::string version = cupti_.version();

@@ -12,11 +12,23 @@
 #include "core/device/device_call_cost.h"
 #include "core/trace/precise_sleep.h"
 
+// Index of this file:
+// [SECTION] Helpers: lanes, the cost of a call
+// [SECTION] Construction
+// [SECTION] Memory: buffers, streams and events
+// [SECTION] Work: copies, kernels, events, synchronisation
+// [SECTION] Waiting for the model
+// [SECTION] The model: engines, rates and completions
+
 namespace pinscope {
 namespace {
 
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
 constexpr size_t kPageBytes = 4096;
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Helpers: lanes, the cost of a call
+//------------------------------------------------------------------------------------------------------------
 
 LaneKind lane_kind_of(int slot) {
     return slot == 0 ? LaneKind::h2d : slot == 1 ? LaneKind::kernel : LaneKind::d2h;
@@ -46,6 +58,10 @@ double model_cost_per_call_us() {
 
 }  // namespace
 
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Construction
+//------------------------------------------------------------------------------------------------------------
+
 SimDevice::SimDevice(Trace& trace, Calibration calibration)
     : calibration_(std::move(calibration)), trace_(trace), recorder_(trace.make_recorder()) {
     info_.kind = "sim";
@@ -71,7 +87,9 @@ SimDevice::~SimDevice() {
     device_thread_.join();
 }
 
-// Memory ---------------------------------------------------------------------------------------------
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Memory: buffers, streams and events
+//------------------------------------------------------------------------------------------------------------
 
 std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     const size_t rounded = std::max(kPageBytes, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
@@ -129,7 +147,9 @@ void SimDevice::raw_destroy_event(uintptr_t handle) {
     events_.erase(handle);
 }
 
-// Work -----------------------------------------------------------------------------------------------
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Work: copies, kernels, events, synchronisation
+//------------------------------------------------------------------------------------------------------------
 
 SimDevice::SimStream& SimDevice::stream_of(const Stream& stream) {
     auto it = streams_.find(stream.handle());
@@ -247,7 +267,9 @@ void SimDevice::synchronize() {
     for (const Marker& m : last) wait_until_done(lock, m);
 }
 
-// The model --------------------------------------------------------------------------------------------
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Waiting for the model
+//------------------------------------------------------------------------------------------------------------
 
 bool SimDevice::done(const Marker& marker) const {
     if (marker.stream == 0) return true;
@@ -334,6 +356,10 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
     if (Op* op = running_op(marker)) op->staging = false;
     advance_to(clock_);  // completes it now if the transfer was already through
 }
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] The model: engines, rates and completions
+//------------------------------------------------------------------------------------------------------------
 
 void SimDevice::advance_to(TimeNs now) {
     now = std::max(now, clock_);
