@@ -23,7 +23,13 @@ void Trace::collect(TraceBatch& batch) {
         std::lock_guard lock(mutex_);
         recorders = recorders_;
     }
-    batch.lanes = lanes_.snapshot();
+    // Lanes are registered rarely (when a pipeline is built): hand them over only when there are new ones.
+    if (const size_t lanes = lanes_.size(); lanes != lanes_handed_over_) {
+        batch.lanes = lanes_.snapshot();
+        lanes_handed_over_ = batch.lanes.size();
+    } else {
+        batch.lanes.clear();
+    }
     for (const auto& recorder : recorders)
         recorder->drain([&](const Span& span) { batch.spans.push_back(span); },
                         [&](const CounterSample& sample) { batch.counters.push_back(sample); });

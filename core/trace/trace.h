@@ -21,8 +21,9 @@ class Trace {
     // drained, collect() forgets it.
     std::shared_ptr<Recorder> make_recorder();
 
-    // Moves every span and counter sample recorded since into `batch` (appending), with the lanes
-    // registered so far. Call from one consumer thread at a time: a TraceCollector, or a test.
+    // Moves every span and counter sample recorded since into `batch` (appending), and the lanes
+    // registered so far when there are new ones (else batch.lanes is empty). Call from one consumer
+    // thread at a time: a TraceCollector, or a test.
     void collect(TraceBatch& batch);
     // The same, straight into a store the caller owns.
     void collect(TraceStore& store);
@@ -35,6 +36,7 @@ class Trace {
     mutable std::mutex mutex_;  // guards recorders_, never taken on the recording path
     std::vector<std::shared_ptr<Recorder>> recorders_;
     std::atomic<uint64_t> dropped_by_retired_{0};
+    size_t lanes_handed_over_ = 0;  // by the consumer's collect(), on the consumer's thread
 };
 
 // A level shared by several threads (pinned bytes in use): updates are serialised by a mutex, which
