@@ -12,27 +12,20 @@ std::shared_ptr<Recorder> Trace::make_recorder() {
 }
 
 void Trace::collect(TraceStore& store) {
-    TraceBatch batch;
-    collect(batch);
-    store.add(batch);
-}
-
-void Trace::collect(TraceBatch& batch) {
     std::vector<std::shared_ptr<Recorder>> recorders;
     {
         std::lock_guard lock(mutex_);
         recorders = recorders_;
     }
     // Lanes are registered rarely (when a pipeline is built): hand them over only when there are new ones.
-    if (const size_t lanes = lanes_.size(); lanes != lanes_handed_over_) {
-        batch.lanes = lanes_.snapshot();
-        lanes_handed_over_ = batch.lanes.size();
-    } else {
-        batch.lanes.clear();
+    if (lanes_.size() != lanes_handed_over_) {
+        std::vector<LaneInfo> lanes = lanes_.snapshot();
+        lanes_handed_over_ = lanes.size();
+        store.set_lanes(std::move(lanes));
     }
     for (const auto& recorder : recorders)
-        recorder->drain([&](const Span& span) { batch.spans.push_back(span); },
-                        [&](const CounterSample& sample) { batch.counters.push_back(sample); });
+        recorder->drain([&](const Span& span) { store.add(span); },
+                        [&](const CounterSample& sample) { store.add(sample); });
 
     // Forget recorders whose owners are gone and that hold nothing more.
     std::lock_guard lock(mutex_);

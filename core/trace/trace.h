@@ -21,11 +21,8 @@ class Trace {
     // drained, collect() forgets it.
     std::shared_ptr<Recorder> make_recorder();
 
-    // Moves every span and counter sample recorded since into `batch` (appending), and the lanes
-    // registered so far when there are new ones (else batch.lanes is empty). Call from one consumer
-    // thread at a time: a TraceCollector, or a test.
-    void collect(TraceBatch& batch);
-    // The same, straight into a store the caller owns.
+    // Moves every span and counter sample recorded since into `store`, and the lanes registered since
+    // the last call. One consumer, one store: a TraceCollector's, or a test's.
     void collect(TraceStore& store);
 
     // Spans and samples lost because a recorder's ring was full when the consumer was late.

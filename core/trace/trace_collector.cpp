@@ -18,12 +18,9 @@ void TraceCollector::flush() {
 }
 
 void TraceCollector::collect_once() {
-    staged_.spans.clear();
-    staged_.counters.clear();
-    trace_.collect(staged_);  // copies out of the rings without holding the store
     {
-        std::unique_lock write(store_mutex_);
-        store_.add(staged_);
+        std::unique_lock write(store_mutex_);  // a copy out of the rings: a fraction of a millisecond
+        trace_.collect(store_);
         evict_if_worthwhile();
     }
     collections_.fetch_add(1, std::memory_order_relaxed);

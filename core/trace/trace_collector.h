@@ -63,7 +63,6 @@ class TraceCollector {
     CollectorOptions options_;
     mutable std::shared_mutex store_mutex_;  // exclusive while the collector writes
     TraceStore store_;
-    TraceBatch staged_;  // drained outside the lock, inserted under it
     std::atomic<TimeNs> evictable_before_{0};
     std::atomic<uint64_t> collections_{0};
     std::unique_ptr<PeriodicThread> thread_;  // last: it starts once everything above exists

@@ -49,12 +49,6 @@ void TraceStore::add(const CounterSample& sample) {
     if (counter_count_ > limits_.max_counter_samples) enforce_limits();
 }
 
-void TraceStore::add(const TraceBatch& batch) {
-    if (!batch.lanes.empty()) set_lanes(batch.lanes);
-    for (const Span& span : batch.spans) add(span);
-    for (const CounterSample& sample : batch.counters) add(sample);
-}
-
 void TraceStore::note_batch(const Span& span) {
     if (span.batch == kNoBatch) return;
     if (batches_.empty()) batch_base_ = span.batch;

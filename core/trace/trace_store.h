@@ -21,13 +21,6 @@ struct TraceLimits {
     size_t max_counter_samples = 2'000'000;
 };
 
-// What a Trace hands over in one collection: the lanes registered so far and everything recorded since.
-struct TraceBatch {
-    std::vector<LaneInfo> lanes;
-    std::vector<Span> spans;
-    std::vector<CounterSample> counters;
-};
-
 // Where one batch is in the trace: from its first span's start to its last span's end, and when its
 // last kernel span (a batch in chunks has several) ended.
 struct BatchExtent {
@@ -45,7 +38,6 @@ class TraceStore {
 
     void add(const Span& span);
     void add(const CounterSample& sample);
-    void add(const TraceBatch& batch);
 
     // Every span of a lane, sorted by start. Empty for a lane that recorded nothing.
     std::span<const Span> spans(LaneId lane) const;
