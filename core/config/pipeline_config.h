@@ -31,10 +31,12 @@ struct SampleShape {
     bool operator==(const SampleShape&) const = default;
 };
 
+// Each field's meaning, range and help text are in the knob table (core/config/knob_table.cpp); its
+// default is here.
 struct PipelineConfig {
     // DataLoader
     int num_workers = 2;
-    std::optional<int> prefetch_factor;  // unset: PyTorch's default (2) when num_workers > 0
+    std::optional<int> prefetch_factor;  // unset: PyTorch's default
     bool pin_memory = true;
     PinMode pin_mode = PinMode::thread;
     bool non_blocking = true;
@@ -43,22 +45,22 @@ struct PipelineConfig {
 
     // Workload
     SampleShape sample_shape;
-    double decode_us = 0;  // CPU work per sample (spins a core)
-    double io_us = 0;      // waiting per sample, as for storage or network reads (sleeps)
+    double decode_us = 0;
+    double io_us = 0;
     double kernel_us = 1000;
-    int64_t d2h_bytes = 4096;     // result copied back per batch
-    int64_t fail_at_sample = -1;  // the dataset raises on this sample index (to show worker errors)
+    int64_t d2h_bytes = 4096;
+    int64_t fail_at_sample = -1;
 
     // GPU side
     int streams = 2;
     int chunks = 1;
     IssueOrder issue_order = IssueOrder::per_chunk;
     DeviceChoice device = DeviceChoice::auto_detect;
-    std::string calibration;       // file the simulated GPU loads; empty: the built-in H100 figures
-    bool cupti = true;             // record GPU activity with CUPTI (CUDA device); off to measure its cost
-    int64_t pinned_budget_mb = 0;  // page-locked memory the pipeline may hold; 0: half of the RAM
+    std::string calibration;  // empty: the built-in calibration
+    bool cupti = true;
+    int64_t pinned_budget_mb = 0;  // 0: the default budget
 
-    // Length of a run: whichever comes first; 0 means unbounded.
+    // Length of a headless run: whichever comes first; 0 means unbounded.
     double seconds = 5;
     int64_t batches = 0;
     uint64_t seed = 0;
