@@ -5,6 +5,7 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/metrics.h"
+#include "core/analysis/units.h"
 
 using namespace pinscope;
 
@@ -107,6 +108,40 @@ TEST_CASE("stall is train-loop waiting (or loading inline) while no kernel runs,
     const Metrics m = compute_metrics(store, 1);
     CHECK(m.end - m.start == 200);
     CHECK(m.stall == doctest::Approx((70.0 + 50.0) / 200));
+}
+
+TEST_CASE("GPU idle time splits by what the train loop was doing, and the causes add up to it") {
+    Lanes lanes;
+    TraceStore store = lanes.store();
+    store.add(span(lanes.kernel0, SpanKind::kernel, 0, 100));
+    store.add(span(lanes.main, SpanKind::wait, 50, 200));    // 100 ns idle: the loader
+    store.add(span(lanes.main, SpanKind::stage, 200, 350));  // 150 ns: staging a pageable copy
+    store.add(span(lanes.main, SpanKind::sync, 350, 400));   // 50 ns: blocked on the GPU
+    store.add(span(lanes.kernel0, SpanKind::kernel, 380, 400));
+    store.add(span(lanes.h2d, SpanKind::h2d, 200, 400, 1, 100));  // copies do not make the GPU "busy"
+    const Metrics m = compute_metrics(store, 1, {0, 500});
+    CHECK(m.gpu_busy == doctest::Approx(120.0 / 500));
+    CHECK(m.gpu_idle == doctest::Approx(380.0 / 500));
+    CHECK(m.idle.loader == doctest::Approx(100.0 / 500));
+    CHECK(m.idle.staging == doctest::Approx(150.0 / 500));
+    CHECK(m.idle.sync == doctest::Approx(30.0 / 500));
+    CHECK(m.idle.other == doctest::Approx(100.0 / 500));  // 400..500: the train loop did nothing we know
+    CHECK(m.idle.loader + m.idle.staging + m.idle.sync + m.idle.other == doctest::Approx(m.gpu_idle));
+    CHECK(m.stall == m.idle.loader);
+    CHECK(m.h2d_busy == doctest::Approx(200.0 / 500));
+    CHECK(m.copy_busy == doctest::Approx(200.0 / 500));
+}
+
+TEST_CASE("overlapping train-loop spans count once, for the first cause") {
+    Lanes lanes;
+    TraceStore store = lanes.store();
+    store.add(span(lanes.main, SpanKind::wait, 0, 100));
+    store.add(span(lanes.main, SpanKind::sync, 50, 150));
+    const Metrics m = compute_metrics(store, 1, {0, 200});
+    CHECK(m.idle.loader == doctest::Approx(0.5));
+    CHECK(m.idle.sync == doctest::Approx(0.25));
+    CHECK(m.idle.other == doctest::Approx(0.25));
+    CHECK(m.gpu_idle == doctest::Approx(1.0));
 }
 
 TEST_CASE(
@@ -318,4 +353,18 @@ TEST_CASE("every fraction stays within 0 and 1") {
         CHECK(m.gpu_busy > 0);
         CHECK(m.overlap > 0);
     }
+}
+
+TEST_CASE("units read as people write them: memory in MiB, bandwidth in GB/s, shares in percent") {
+    CHECK(format_bytes(512) == "512 B");
+    CHECK(format_bytes(38'535'168) == "36.8 MiB");  // a 64 x 3x224x224 float batch
+    CHECK(format_bytes(3.0 * (1 << 30)) == "3.00 GiB");
+    CHECK(format_rate(12.34e9) == "12.3 GB/s");
+    CHECK(format_gbps(0.85) == "850 MB/s");
+    CHECK(format_count(1234567) == "1,234,567");
+    CHECK(format_count(-1000) == "-1,000");
+    CHECK(format_duration(1'500'000) == "1.50 ms");
+    CHECK(format_share(0.17) == "17%");
+    CHECK(format_share(0.017) == "1.7%");
+    CHECK(link_peak_label(53.44) == "pinned H2D peak 53.4 GB/s");
 }

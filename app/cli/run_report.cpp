@@ -1,9 +1,12 @@
 #include "app/cli/run_report.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include "app/cli/cli_words.h"
+#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/io/metrics_json.h"
 
@@ -26,40 +29,59 @@ nlohmann::json report_json(const RunReport& r) {
     return j;
 }
 
-void print_report(std::ostream& out, const RunReport& r) {
-    const PipelineConfig& c = r.status.config;
-    const Metrics& m = r.metrics;
-    auto row = [&](std::string_view name, const std::string& value) {
-        fmt::print(out, "  {:<22} {}\n", name, value);
-    };
+namespace {
 
-    fmt::print(out, "\npinscope run on {}\n", r.status.device.name);  // why: said on stderr as the run began
-    fmt::print(out, "config\n");
+using Row = std::function<void(std::string_view, const std::string&)>;
+
+void print_config(const PipelineConfig& c, const Row& row) {
     row("num_workers", fmt::format("{}", c.num_workers));
     row("prefetch_factor",
         c.num_workers ? fmt::format("{}", c.effective_prefetch_factor()) : "unset (no workers)");
     row("pin_memory", c.pin_memory ? fmt::format("true ({})", to_string(c.pin_mode)) : "false");
     row("non_blocking", c.non_blocking ? "true" : "false");
     row("in_order", c.in_order ? "true" : "false");
-    row("batch", fmt::format("{} x {} uint8 -> float32 ({:.1f} MiB)", c.batch_size,
-                             c.sample_shape.to_string(), static_cast<double>(c.batch_bytes()) / (1 << 20)));
+    row("batch", fmt::format("{} x {} uint8 -> float32 ({})", c.batch_size, c.sample_shape.to_string(),
+                             format_bytes(static_cast<double>(c.batch_bytes()))));
     row("per sample", fmt::format("decode {} us, io {} us", c.decode_us, c.io_us));
-    row("per batch on GPU", fmt::format("kernel {} us, d2h {} bytes", c.kernel_us, c.d2h_bytes));
+    row("per batch on GPU",
+        fmt::format("kernel {} us, d2h {}", c.kernel_us, format_bytes(static_cast<double>(c.d2h_bytes))));
     row("streams / chunks", fmt::format("{} / {} ({})", c.streams, c.chunks, to_string(c.issue_order)));
+}
 
-    fmt::print(out, "metrics over {:.2f} s from the first batch (wall {:.2f} s)\n", m.seconds,
-               ns_to_s(r.status.elapsed));
+void print_metrics(const Metrics& m, const RunReport& r, const Row& row) {
     row("samples/s", fmt::format("{:.1f}", m.samples_per_s));
     row("batches/s", fmt::format("{:.1f}  ({} batches)", m.batches_per_s, m.batches));
-    row("H2D",
-        fmt::format("{:.2f} GB/s while copying, {:.2f} GB/s sustained (link peak {:.1f}; {:.0f}% pageable)",
-                    m.h2d_gbps, m.h2d_sustained_gbps, r.status.device.h2d_peak_gbps,
-                    100 * m.pageable_h2d_fraction));
-    row("GPU busy", fmt::format("{:.1f}%", 100 * m.gpu_busy));
-    row("copy/compute overlap", fmt::format("{:.1f}% of kernel time", 100 * m.overlap));
-    row("data stall", fmt::format("{:.1f}% of wall time", 100 * m.stall));
-    row("outstanding max", fmt::format("{:.0f} (cap {})", m.outstanding_max, c.max_outstanding()));
-    row("pinned in use max", fmt::format("{:.1f} MiB", m.pinned_bytes_max / (1 << 20)));
+    row("H2D", fmt::format("{} while copying, {} sustained ({}; {} pageable)", format_gbps(m.h2d_gbps),
+                           format_gbps(m.h2d_sustained_gbps), link_peak_label(r.status.device.h2d_peak_gbps),
+                           format_share(m.pageable_h2d_fraction)));
+    row("compute busy",
+        fmt::format("{} (kernels running: what nvidia-smi calls GPU utilization)", format_share(m.gpu_busy)));
+    row("copy engines busy", fmt::format("{} (H2D {}, D2H {})", format_share(m.copy_busy),
+                                         format_share(m.h2d_busy), format_share(m.d2h_busy)));
+    row("copy/compute overlap", fmt::format("{} of kernel time", format_share(m.overlap)));
+    row("GPU idle, by cause",
+        fmt::format(
+            "{}: waiting for the loader {}, staging pageable copies {}, synchronous waits {}, other {}",
+            format_share(m.gpu_idle), format_share(m.idle.loader), format_share(m.idle.staging),
+            format_share(m.idle.sync), format_share(m.idle.other)));
+    row("outstanding max",
+        fmt::format("{:.0f} (cap {})", m.outstanding_max, r.status.config.max_outstanding()));
+    row("pinned in use max", format_bytes(m.pinned_bytes_max));
+}
+
+}  // namespace
+
+void print_report(std::ostream& out, const RunReport& r) {
+    const Metrics& m = r.metrics;
+    const Row row = [&](std::string_view name, const std::string& value) {
+        fmt::print(out, "  {:<22} {}\n", name, value);
+    };
+    fmt::print(out, "\npinscope run on {}\n", r.status.device.name);  // why: said on stderr as the run began
+    fmt::print(out, "config\n");
+    print_config(r.status.config, row);
+    fmt::print(out, "metrics over {:.2f} s from the first batch (wall {:.2f} s)\n", m.seconds,
+               ns_to_s(r.status.elapsed));
+    print_metrics(m, r, row);
     fmt::print(out, "latency p50 / p99 (us)\n");
     for (const StageLatency& l : m.latencies)
         row(span_kind_name(l.kind),
@@ -75,7 +97,7 @@ void print_report(std::ostream& out, const RunReport& r) {
                    "note: {} spans dropped (recorder full) and {} evicted (memory bound); metrics cover what "
                    "remains\n",
                    r.dropped_spans, r.evicted_spans);
-    for (const std::string& w : r.status.warnings) fmt::print(out, "warning: {}\n", w);
+    for (const std::string& w : r.status.warnings) fmt::print(out, "warning: {}\n", cli_words(w));
 }
 
 }  // namespace pinscope

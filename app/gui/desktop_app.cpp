@@ -8,7 +8,7 @@
 
 #include "app/gui/keys.h"
 #include "app/gui/metrics_window.h"
-#include "app/gui/model/units.h"
+#include "core/analysis/units.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
 

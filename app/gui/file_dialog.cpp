@@ -2,7 +2,7 @@
 
 #include <imgui.h>
 
-#include "app/gui/model/units.h"
+#include "core/analysis/units.h"
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "app/gui/model/units.h"
+#include "core/analysis/units.h"
 #include "app/gui/ui_style.h"
 
 namespace pinscope::gui {

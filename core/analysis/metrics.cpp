@@ -132,6 +132,39 @@ double max_level(const TraceStore& store, CounterKind kind, Interval window) {
     return level;
 }
 
+template <class... Kinds>
+auto of_kind(Kinds... kinds) {
+    return [=](const LaneInfo&, const Span& s) { return ((s.kind == kinds) || ...); };
+}
+
+template <class... Kinds>
+auto on_train_loop(Kinds... kinds) {
+    return [=](const LaneInfo& lane, const Span& s) {
+        return lane.kind == LaneKind::main && ((s.kind == kinds) || ...);
+    };
+}
+
+// The compute engine's idle time, split by the train loop's spans at the time. With num_workers=0 the
+// train loop loads inline (fetch and pin on its own lane): that is waiting for data too, as PyTorch's
+// profilers count time in next().
+void set_idle_causes(const TraceStore& store, Interval window, const IntervalList& kernels, Metrics& m) {
+    const IntervalList idle = complement(kernels, window);
+    const IntervalList loader =
+        intersection(covered_time(store, window, on_train_loop(SpanKind::wait, SpanKind::fetch, SpanKind::pin)), idle);
+    const IntervalList staging =
+        difference(intersection(covered_time(store, window, on_train_loop(SpanKind::stage)), idle), loader);
+    const IntervalList explained = union_of(loader, staging);
+    const IntervalList sync =
+        difference(intersection(covered_time(store, window, on_train_loop(SpanKind::sync)), idle), explained);
+    const auto share = [&](const IntervalList& time) { return fraction(total_length(time), window.length()); };
+    m.gpu_idle = share(idle);
+    m.idle.loader = share(loader);
+    m.idle.staging = share(staging);
+    m.idle.sync = share(sync);
+    m.idle.other = share(difference(idle, union_of(explained, sync)));
+    m.stall = m.idle.loader;
+}
+
 }  // namespace
 
 Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow requested) {
@@ -160,21 +193,18 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
         volume.d2h_busy > 0 ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) : 0;
     m.pageable_h2d_fraction = fraction(volume.pageable_h2d, volume.h2d);
 
-    const IntervalList kernels = covered_time(
-        store, window, [](const LaneInfo&, const Span& s) { return s.kind == SpanKind::kernel; });
-    const IntervalList copies = covered_time(store, window, [](const LaneInfo&, const Span& s) {
-        return s.kind == SpanKind::h2d || s.kind == SpanKind::d2h;
-    });
-    // With num_workers=0 the train loop loads inline (fetch and pin spans on its own lane): that is
-    // waiting for data too, as PyTorch's profilers count time in next(), so it stalls the GPU the same way.
-    const IntervalList waits = covered_time(store, window, [](const LaneInfo& lane, const Span& s) {
-        return lane.kind == LaneKind::main &&
-               (s.kind == SpanKind::wait || s.kind == SpanKind::fetch || s.kind == SpanKind::pin);
-    });
+    const IntervalList kernels = covered_time(store, window, of_kind(SpanKind::kernel));
+    const IntervalList h2d = covered_time(store, window, of_kind(SpanKind::h2d));
+    const IntervalList d2h = covered_time(store, window, of_kind(SpanKind::d2h));
+    const IntervalList copies = union_of(h2d, d2h);
     const TimeNs kernel_time = total_length(kernels);
+    const auto share = [&](const IntervalList& time) { return fraction(total_length(time), window.length()); };
     m.gpu_busy = fraction(kernel_time, window.length());
+    m.h2d_busy = share(h2d);
+    m.d2h_busy = share(d2h);
+    m.copy_busy = share(copies);
     m.overlap = fraction(total_length(intersection(copies, kernels)), kernel_time);
-    m.stall = fraction(total_length(difference(waits, kernels)), window.length());
+    set_idle_causes(store, window, kernels, m);
 
     m.outstanding_max = max_level(store, CounterKind::outstanding_batches, window);
     m.reorder_max = max_level(store, CounterKind::reorder_depth, window);

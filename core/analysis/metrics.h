@@ -43,10 +43,24 @@ struct Metrics {
     // copy bandwidth; a copy-bound run approaches it.
     double h2d_sustained_gbps = 0, d2h_sustained_gbps = 0;
 
-    double gpu_busy = 0;  // |union of kernel spans| / window
-    double overlap = 0;   // |union(h2d, d2h) ∩ union(kernel)| / |union(kernel)|; 0 without kernel time
-    double stall = 0;     // |union(wait, fetch, pin spans on main lanes) − union(kernel)| / window:
-                          // waiting for a batch, or loading it inline (num_workers=0), while no kernel runs
+    // How busy each kind of GPU engine was: the compute engine (|union of kernel spans| / window) and
+    // the copy engines (|union of h2d spans|, |union of d2h spans|, |union of both| over the window).
+    // gpu_busy is the compute engine's share, as PyTorch's profiler counts "GPU utilization".
+    double gpu_busy = 0;
+    double h2d_busy = 0, d2h_busy = 0, copy_busy = 0;
+    double overlap = 0;  // |union(h2d, d2h) ∩ union(kernel)| / |union(kernel)|; 0 without kernel time
+
+    // The time no kernel ran (1 - gpu_busy), by what the train loop was doing then. The four shares are
+    // disjoint and add up to gpu_idle; where train-loop spans overlap, the first cause listed wins.
+    struct IdleCauses {
+        double loader = 0;   // waiting for a batch (wait), or loading it inline with num_workers=0
+        double staging = 0;  // staging pageable copies through the driver's bounce buffer (stage)
+        double sync = 0;     // blocked on the GPU: a synchronous copy, a full stream, an event (sync)
+        double other = 0;    // none of these: issuing work, or a host too busy to issue it
+    };
+    double gpu_idle = 0;
+    IdleCauses idle;
+    double stall = 0;  // idle.loader: the loader kept the GPU waiting (kept under its old name)
 
     // Highest level in the window, counting the level in force when the window starts.
     double outstanding_max = 0, reorder_max = 0, pinned_bytes_max = 0;

@@ -33,7 +33,9 @@ struct DeviceInfo {
     std::string kind;  // "sim" or "cuda"
     std::string name;  // e.g. "NVIDIA H100 80GB HBM3" or "simulated GPU (NVIDIA H100 ...)"
     int copy_engines = 0;
-    double h2d_peak_gbps = 0;  // pinned H2D at large sizes: the link's practical peak
+    // The link's practical peak: the fastest pinned H2D copy the device measured (the CUDA device) or its
+    // calibration holds (the simulated GPU). Shown everywhere as link_peak_label() says.
+    double h2d_peak_gbps = 0;
     double d2h_peak_gbps = 0;
     int64_t memory_bytes = 0;
 };

@@ -14,9 +14,17 @@ nlohmann::json metrics_json(const Metrics& m) {
     j["h2d_sustained_gbps"] = m.h2d_sustained_gbps;
     j["d2h_gbps"] = m.d2h_gbps;
     j["d2h_sustained_gbps"] = m.d2h_sustained_gbps;
-    j["gpu_busy"] = m.gpu_busy;
+    j["gpu_busy"] = m.gpu_busy;  // the compute engine's share
+    j["h2d_busy"] = m.h2d_busy;
+    j["d2h_busy"] = m.d2h_busy;
+    j["copy_busy"] = m.copy_busy;
+    j["gpu_idle"] = m.gpu_idle;
+    j["idle"] = {{"loader", m.idle.loader},
+                 {"pageable_staging", m.idle.staging},
+                 {"sync", m.idle.sync},
+                 {"other", m.idle.other}};
     j["overlap"] = m.overlap;
-    j["stall"] = m.stall;
+    j["stall"] = m.stall;  // idle.loader
     j["outstanding_max"] = m.outstanding_max;
     j["reorder_max"] = m.reorder_max;
     j["pinned_bytes_max"] = m.pinned_bytes_max;

@@ -67,7 +67,8 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration)
     info_.kind = "sim";
     info_.name = "simulated GPU (" + calibration_.name + ")";
     info_.copy_engines = calibration_.copy_engines;
-    info_.h2d_peak_gbps = calibration_.h2d_pinned.gbps(256.0 * 1024 * 1024);
+    for (const CopyCurve::Point& p : calibration_.h2d_pinned.points())
+        info_.h2d_peak_gbps = std::max(info_.h2d_peak_gbps, calibration_.h2d_pinned.gbps(p.bytes));
     info_.d2h_peak_gbps = calibration_.d2h_pinned.gbps(256.0 * 1024 * 1024);
     info_.memory_bytes = 80LL << 30;
     // A call should cost what the measured GPU's did, the model's own bookkeeping included, so that a

@@ -1,10 +1,10 @@
-#include "app/gui/model/units.h"
+#include "core/analysis/units.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace pinscope::gui {
+namespace pinscope {
 
 std::string format_duration(TimeNs ns) {
     const double a = std::fabs(static_cast<double>(ns));
@@ -15,16 +15,21 @@ std::string format_duration(TimeNs ns) {
 }
 
 std::string format_bytes(double bytes) {
+    constexpr double kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
     const double a = std::fabs(bytes);
-    if (a < 1e3) return fmt::format("{:.0f} B", bytes);
-    if (a < 1e6) return fmt::format("{:.1f} kB", bytes / 1e3);
-    if (a < 1e9) return fmt::format("{:.1f} MB", bytes / 1e6);
-    return fmt::format("{:.2f} GB", bytes / 1e9);
+    if (a < kKiB) return fmt::format("{:.0f} B", bytes);
+    if (a < kMiB) return fmt::format("{:.1f} KiB", bytes / kKiB);
+    if (a < kGiB) return fmt::format("{:.1f} MiB", bytes / kMiB);
+    return fmt::format("{:.2f} GiB", bytes / kGiB);
 }
 
 std::string format_rate(double bytes_per_second) {
     if (std::fabs(bytes_per_second) < 1e9) return fmt::format("{:.0f} MB/s", bytes_per_second / 1e6);
     return fmt::format("{:.1f} GB/s", bytes_per_second / 1e9);
+}
+
+std::string format_gbps(double gbps) {
+    return format_rate(gbps * 1e9);
 }
 
 std::string format_count(double count) {
@@ -37,12 +42,13 @@ std::string format_count(double count) {
     return grouped;
 }
 
-TimeNs nice_step(TimeNs at_least) {
-    TimeNs power = 1;
-    while (power * 10 <= at_least && power < kNsPerS * 1000) power *= 10;
-    for (TimeNs m : {1, 2, 5, 10})
-        if (power * m >= at_least) return power * m;
-    return power * 10;
+std::string format_share(double fraction) {
+    const double percent = 100 * fraction;
+    return std::fabs(percent) < 10 ? fmt::format("{:.1f}%", percent) : fmt::format("{:.0f}%", percent);
 }
 
-}  // namespace pinscope::gui
+std::string link_peak_label(double h2d_peak_gbps) {
+    return "pinned H2D peak " + format_gbps(h2d_peak_gbps);
+}
+
+}  // namespace pinscope
