@@ -427,6 +427,23 @@ TEST_CASE("a pageable copy spends the caller's CPU staging the bytes - a pinned 
     CHECK(pageable_cpu > 10 * pinned_cpu);
 }
 
+TEST_CASE("a D2H into pageable memory is drawn for the engine's part: staging out is the host's") {
+    // 16 MiB back into pageable memory: the host copies them out of the bounce buffer for milliseconds
+    // after the engine has moved them, and that is its own time, not the copy engine's.
+    Bench bench;
+    PinnedAndPageable b(bench.device, 16 * MiB);
+    auto& [stream, src, pinned, pageable] = b;
+    const TimeNs called = now_ns();
+    bench.device.copy_to_host(pageable, 0, src, 0, 16 * MiB, stream, /*non_blocking=*/false, 1);
+    const TimeNs returned = now_ns();
+    const std::vector<Span> copies = bench.spans(SpanKind::d2h);
+    REQUIRE(copies.size() == 1);
+    const double modelled = builtin_calibration().d2h_pageable.seconds(16.0 * MiB);
+    CHECK(seconds(copies[0]) == doctest::Approx(modelled).epsilon(1e-3));
+    CHECK(copies[0].start >= called);
+    CHECK(copies[0].end <= returned);  // the call returned only once the host had staged the bytes out
+}
+
 TEST_CASE("staging to the host writes every byte of the destination, from the bounce buffer") {
     std::vector<std::byte> host(5 * PageableStaging::kChunkBytes + 123, std::byte{7});
     PageableStaging::stage(host.data(), host.size(), StagingDirection::to_host);

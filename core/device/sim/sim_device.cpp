@@ -376,6 +376,7 @@ void SimDevice::advance_to(TimeNs now) {
                     s.queue.front().remaining =
                         std::max(0.0, s.queue.front().remaining - s.queue.front().rate * dt);
         clock_ = until;
+        note_moved();
         if (next > now) return;
         for (auto& [handle, s] : streams_) {
             if (s.queue.empty() || !s.queue.front().running) continue;
@@ -385,6 +386,16 @@ void SimDevice::advance_to(TimeNs now) {
                                       : !op.staging && op.remaining <= op.rate * 0.5;  // under half a ns left
             if (finished) complete(s);
         }
+    }
+}
+
+// A copy has moved its bytes when less than half a nanosecond's worth is left.
+void SimDevice::note_moved() {
+    for (auto& [handle, s] : streams_) {
+        if (s.queue.empty()) continue;
+        Op& op = s.queue.front();
+        if (op.running && op.kind != OpKind::kernel && op.moved == 0 && op.remaining <= op.rate * 0.5)
+            op.moved = clock_;
     }
 }
 
@@ -482,6 +493,9 @@ void SimDevice::complete(SimStream& s) {
     Span span;
     span.start = op.start;
     span.end = clock_;
+    // Into pageable memory the engine's part ends when the bytes are in the driver's bounce buffer; the
+    // host copying them out shows as its own `stage` span, not as the engine copying.
+    if (op.kind == OpKind::d2h && op.memory == HostMemory::pageable && op.moved > 0) span.end = op.moved;
     span.batch = op.batch;
     span.bytes = static_cast<uint64_t>(op.bytes);
     span.memory = op.memory;

@@ -81,6 +81,7 @@ class SimDevice final : public Device {
         // Pageable copies: the calling thread stages the bytes for real (PageableStaging); the copy
         // cannot complete before that.
         bool staging = false;
+        TimeNs moved = 0;  // when the last byte moved (copies); 0 while bytes are left
     };
 
     struct SimStream {
@@ -96,6 +97,7 @@ class SimDevice final : public Device {
     uint64_t enqueue(Lock& lock, Stream& stream, Op op);  // returns the op's seq
     static Op copy_op(OpKind kind, const HostBuffer& host, size_t bytes, int64_t batch);
     void advance_to(TimeNs now);
+    void note_moved();
     void start_ready_ops();
     void update_rates();
     TimeNs next_completion() const;  // earliest end among running ops; INT64_MAX if none
