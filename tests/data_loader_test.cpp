@@ -234,3 +234,31 @@ TEST_CASE("destroying a loader joins its threads and returns every buffer") {
     check_nothing_held(h.device.resources());
     CHECK(h.pinned.value() == 0);
 }
+
+TEST_CASE("sample costs vary around their mean with cost_jitter, and every Nth batch is a straggler") {
+    PipelineConfig config = scripted_loader(2);
+    config.cost_jitter = 0.5;
+    config.seed = 3;
+    const SyntheticImageDataset jittered(config);
+    double sum = 0, low = 10, high = 0;
+    for (int64_t i = 0; i < 10'000; ++i) {
+        const double s = jittered.cost_scale(i);
+        sum += s;
+        low = std::min(low, s);
+        high = std::max(high, s);
+    }
+    CHECK(sum / 10'000 == doctest::Approx(1.0).epsilon(0.02));  // the mean cost stays decode_us, io_us
+    CHECK(low >= 0.5);
+    CHECK(high <= 1.5);
+    CHECK(low < 0.55);
+    CHECK(high > 1.45);
+    CHECK(SyntheticImageDataset(config).cost_scale(77) == jittered.cost_scale(77));  // a seed draws the same
+
+    config.cost_jitter = 0;
+    config.straggler_every = 5;
+    config.straggler_factor = 20;
+    const SyntheticImageDataset stragglers(config);  // batches of 4 samples: batch 4, 9, ... straggle
+    for (int64_t batch = 0; batch < 20; ++batch)
+        for (int64_t i = batch * 4; i < batch * 4 + 4; ++i)
+            CHECK(stragglers.cost_scale(i) == (batch % 5 == 4 ? 20 : 1));
+}

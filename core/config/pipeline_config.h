@@ -47,6 +47,9 @@ struct PipelineConfig {
     SampleShape sample_shape;
     double decode_us = 0;
     double io_us = 0;
+    double cost_jitter = 0;       // each sample's costs vary by up to this share either way
+    int64_t straggler_every = 0;  // 0: no stragglers
+    double straggler_factor = 10;
     double kernel_us = 1000;
     int64_t d2h_bytes = 4096;
     int64_t fail_at_sample = -1;

@@ -90,16 +90,38 @@ SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
       plane_(config.sample_shape.dims.size() == 3 ? elements_ / config.sample_shape.dims[0] : elements_),
       decode_us_(config.decode_us),
       io_us_(config.io_us),
+      cost_jitter_(config.cost_jitter),
+      batch_size_(config.batch_size),
+      straggler_every_(config.straggler_every),
+      straggler_factor_(config.straggler_factor),
+      seed_(config.seed),
       fail_at_sample_(config.fail_at_sample),
       pixels_(pixel_pool(static_cast<size_t>(std::max<int64_t>(kPixelPoolBytes, elements_ + 4096)),
                          config.seed)) {}
+
+double SyntheticImageDataset::cost_scale(int64_t index) const {
+    double scale = 1;
+    if (cost_jitter_ > 0) {
+        // A draw per sample from its index and the seed (splitmix64): the same every run.
+        uint64_t z = static_cast<uint64_t>(index) * 0x9E3779B97F4A7C15ull + seed_;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const double uniform = static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
+        scale *= 1 + cost_jitter_ * (2 * uniform - 1);
+    }
+    const int64_t batch = batch_size_ > 0 ? index / batch_size_ : 0;
+    if (straggler_every_ > 0 && batch % straggler_every_ == straggler_every_ - 1) scale *= straggler_factor_;
+    return scale;
+}
 
 void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const {
     if (index == fail_at_sample_)
         throw DatasetError("ValueError",
                            fmt::format("sample {} is corrupt (fail_at_sample={})", index, fail_at_sample_));
-    if (io_us_ > 0) wait_for(io_us_, stop);
-    if (decode_us_ > 0) spin_for(decode_us_, stop);
+    const double scale = cost_scale(index);
+    if (io_us_ > 0) wait_for(io_us_ * scale, stop);
+    if (decode_us_ > 0) spin_for(decode_us_ * scale, stop);
 
     // Each sample reads its own window of the pool, so consecutive samples touch different memory.
     const int64_t span = static_cast<int64_t>(pixels_->size()) - elements_;

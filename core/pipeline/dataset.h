@@ -41,10 +41,18 @@ class SyntheticImageDataset final : public Dataset {
     int64_t sample_bytes() const override { return elements_ * 4; }
     void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override;
 
+    // What sample `index` costs, as a multiple of decode_us and io_us: its jitter, and the straggler
+    // factor when its batch is a straggler.
+    double cost_scale(int64_t index) const;
+
   private:
     int64_t elements_;
     int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
     double decode_us_, io_us_;
+    double cost_jitter_;
+    int64_t batch_size_, straggler_every_;
+    double straggler_factor_;
+    uint64_t seed_;
     int64_t fail_at_sample_;
     std::shared_ptr<const std::vector<uint8_t>>
         pixels_;  // random "encoded" pixels; samples read windows of it
