@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "app/gui/model/app_state.h"
-#include "app/gui/model/presets.h"
+#include "core/config/presets.h"
 #include "tests/leak_checks.h"
 #include "tests/sim_configs.h"
 

@@ -13,7 +13,7 @@
 #include "app/gui/model/file_browser.h"
 #include "app/gui/model/frame_stats.h"
 #include "app/gui/model/lane_order.h"
-#include "app/gui/model/presets.h"
+#include "core/config/presets.h"
 #include "app/gui/model/range_summary.h"
 #include "app/gui/model/recording.h"
 #include "app/gui/model/span_folding.h"

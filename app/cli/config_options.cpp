@@ -36,8 +36,10 @@ struct ConfigOptions::KnobOption {
 
 ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& defaults)
     : defaults_(defaults), options_(std::make_unique<KnobOption[]>(knobs().size())) {
+    cmd.add_option("--preset", preset_name_, "Start from a preset: " + preset_slugs())->option_text("NAME");
     cmd.add_option("--config", config_file_,
-                   "Load the config from a JSON file; options given here override it")
+                   "Load the config from a JSON file (a saved config or a preset file); options given here "
+                   "override it")
         ->option_text("FILE");
     for (size_t i = 0; i < knobs().size(); ++i) {
         const Knob& knob = knobs()[i];
@@ -65,6 +67,13 @@ ConfigOptions::~ConfigOptions() = default;
 
 PipelineConfig ConfigOptions::resolve() const {
     PipelineConfig c = defaults_;
+    if (!preset_name_.empty()) {
+        preset_ = find_preset(preset_name_);
+        if (!preset_)
+            throw UsageError(
+                fmt::format("--preset {}: no such preset; the presets are {}.", preset_name_, preset_slugs()));
+        c = apply_preset(*preset_, c);
+    }
     if (!config_file_.empty()) {
         try {
             c = load_config(config_file_, c);

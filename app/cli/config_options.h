@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/config/pipeline_config.h"
+#include "core/config/presets.h"
 
 namespace pinscope {
 
@@ -17,13 +18,18 @@ class ConfigOptions {
     ConfigOptions(CLI::App& command, const PipelineConfig& defaults);
     ~ConfigOptions();
 
-    // The config to run: `defaults`, then --config FILE, then every option given on the command line.
-    // Throws UsageError for a bad value, file or combination (validate()'s rules), as one line.
+    // The config to run: `defaults`, then --preset NAME, then --config FILE, then every option given on
+    // the command line. Throws UsageError for a bad value, file or combination (validate()'s rules), as
+    // one line.
     PipelineConfig resolve() const;
+    // The preset --preset named, once resolve() has run; nullptr without one.
+    const Preset* preset() const { return preset_; }
 
   private:
     struct KnobOption;
     PipelineConfig defaults_;
+    std::string preset_name_;
+    mutable const Preset* preset_ = nullptr;
     std::string config_file_;
     std::unique_ptr<KnobOption[]> options_;  // one per knob, at fixed addresses: CLI11 writes into them
 };

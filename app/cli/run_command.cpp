@@ -14,7 +14,7 @@
 #include "core/device/calibration.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/metrics_json.h"
-#include "core/trace/trace_collector.h"
+#include "core/lab/measured_run.h"
 
 namespace pinscope {
 namespace {
@@ -24,18 +24,6 @@ std::atomic<bool> g_interrupted{false};
 
 void on_interrupt(int) {
     g_interrupted = true;
-}
-
-// Metrics start when the first batch reaches the GPU, so thread start-up and the first pinned
-// allocations do not count against a configuration (PyTorch's steady rate is measured the same way).
-TimeNs first_batch_time(const TraceStore& store) {
-    TimeNs first = 0;
-    for (const LaneInfo& lane : store.lanes()) {
-        if (lane.kind != LaneKind::h2d) continue;
-        auto spans = store.spans(lane.id);
-        if (!spans.empty() && (first == 0 || spans.front().start < first)) first = spans.front().start;
-    }
-    return first;
 }
 
 void print_progress(const SessionStatus& status, const PipelineConfig& config, double samples_per_s) {
@@ -58,35 +46,48 @@ void check_writable(const std::filesystem::path& file, const char* option) {
 
 namespace {
 
-// Waits for the run to end, stopping it on Ctrl-C and, on a terminal, showing its progress.
-void watch(Session& session, const PipelineConfig& config, bool show_progress) {
-    g_interrupted = false;
-    auto previous = std::signal(SIGINT, on_interrupt);
-    int64_t last_batches = 0;
-    TimeNs last_time = now_ns();
-    while (!session.wait(200 * kNsPerMs)) {
-        if (g_interrupted) session.stop();
-        if (!show_progress) continue;
-        const SessionStatus status = session.status();
-        const TimeNs now = now_ns();
-        const double rate =
-            static_cast<double>(status.batches - last_batches) * config.batch_size / ns_to_s(now - last_time);
-        last_batches = status.batches;
-        last_time = now;
-        print_progress(status, config, rate);
+// Stops the run on Ctrl-C and, on a terminal, shows its progress: called every 200 ms while it runs.
+class Watcher {
+  public:
+    Watcher(Session& session, const PipelineConfig& config, bool show_progress)
+        : session_(session),
+          config_(config),
+          show_progress_(show_progress),
+          previous_(std::signal(SIGINT, on_interrupt)) {
+        g_interrupted = false;
     }
-    std::signal(SIGINT, previous);
-    if (show_progress) fmt::print(stderr, "\r\033[K");
-}
+    ~Watcher() {
+        std::signal(SIGINT, previous_);
+        if (show_progress_) fmt::print(stderr, "\r\033[K");
+    }
+    void operator()() {
+        if (g_interrupted) session_.stop();
+        if (!show_progress_) return;
+        const SessionStatus status = session_.status();
+        const TimeNs now = now_ns();
+        const double rate = static_cast<double>(status.batches - last_batches_) * config_.batch_size /
+                            ns_to_s(now - last_time_);
+        last_batches_ = status.batches;
+        last_time_ = now;
+        print_progress(status, config_, rate);
+    }
 
-RunReport make_report(const Session& session, const TraceStore& store, const PipelineConfig& config) {
+  private:
+    Session& session_;
+    const PipelineConfig& config_;
+    bool show_progress_;
+    void (*previous_)(int);
+    int64_t last_batches_ = 0;
+    TimeNs last_time_ = now_ns();
+};
+
+RunReport make_report(MeasuredRun& run) {
     RunReport report;
-    report.status = session.status();
-    report.metrics =
-        compute_metrics(store, config.batch_size, MetricsWindow{first_batch_time(store), store.last_time()});
-    report.dropped_spans = session.trace().dropped();
-    report.evicted_spans = store.evicted_spans();
-    report.gpu_trace = session.gpu_trace_report();
+    report.status = run.session().status();
+    report.metrics = run.metrics();
+    report.dropped_spans = run.session().trace().dropped();
+    report.evicted_spans = run.trace()->evicted_spans();
+    report.gpu_trace = run.session().gpu_trace_report();
     return report;
 }
 
@@ -115,23 +116,20 @@ int exit_code(const SessionStatus& status) {
 }  // namespace
 
 int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
-    std::unique_ptr<Session> owned = opening_device([&] { return std::make_unique<Session>(config); });
-    Session& session = *owned;
+    std::unique_ptr<MeasuredRun> run = opening_device([&] { return std::make_unique<MeasuredRun>(config); });
+    const SessionStatus before = run->session().status();
     if (!output.json)
-        fmt::print(stderr, "device: {} ({})\n", session.status().device.name,
-                   cli_words(session.status().device_why));
-    TraceCollector collector(session.trace());  // drains the recorders' rings while the run goes on
-    session.start();
-    watch(session, config, output.progress && !output.json && ::isatty(STDERR_FILENO));
-
-    collector.flush();
-    const TraceCollector::Snapshot snapshot = collector.read();
-    const RunReport report = make_report(session, snapshot.store(), config);
+        fmt::print(stderr, "device: {} ({})\n", before.device.name, cli_words(before.device_why));
+    {
+        Watcher watch(run->session(), config, output.progress && !output.json && ::isatty(STDERR_FILENO));
+        run->run([&] { watch(); });
+    }
+    const RunReport report = make_report(*run);
     if (output.json)
         std::cout << report_json(report).dump() << std::endl;
     else
         print_report(std::cout, report);
-    if (!output.trace_file.empty()) write_trace(output.trace_file, snapshot.store(), report, output.json);
+    if (!output.trace_file.empty()) write_trace(output.trace_file, run->trace().store(), report, output.json);
     return exit_code(report.status);
 }
 

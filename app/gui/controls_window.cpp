@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "app/gui/model/presets.h"
+#include "core/config/presets.h"
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/knobs.h"
+#include "core/config/presets.h"
 
 namespace pinscope {
 
@@ -68,7 +69,7 @@ PipelineConfig load_config(const std::filesystem::path& path, const PipelineConf
                         path.string(), line, column));
     }
     try {
-        return config_from_json(j, base);
+        return config_from_json(is_preset_json(j) ? j["config"] : j, base);  // a preset file is a config too
     } catch (const ConfigFileError& e) {
         throw ConfigFileError(fmt::format("config file {}: {}", path.string(), e.what()));
     }

@@ -1,7 +1,7 @@
 #include "app/gui/model/config_editor.h"
 
 #include "app/gui/model/live_session.h"
-#include "app/gui/model/presets.h"
+#include "core/config/presets.h"
 #include "core/config/knobs.h"
 
 namespace pinscope::gui {

@@ -9,9 +9,11 @@
 
 #include "core/config/validate.h"
 
-namespace pinscope::gui {
-
+namespace pinscope {
 struct Preset;
+}
+
+namespace pinscope::gui {
 
 class ConfigEditor {
   public:

@@ -2,7 +2,7 @@
 // The preset files as the build embedded them (generated from embedded_presets.cpp.in).
 #include <span>
 
-namespace pinscope::gui {
+namespace pinscope {
 
 struct EmbeddedFile {
     const char* name;
@@ -11,4 +11,4 @@ struct EmbeddedFile {
 
 std::span<const EmbeddedFile> embedded_presets();
 
-}  // namespace pinscope::gui
+}  // namespace pinscope

@@ -1,0 +1,45 @@
+#include "core/lab/measured_run.h"
+
+namespace pinscope {
+
+MeasuredRun::MeasuredRun(const PipelineConfig& config)
+    : config_(config),
+      session_(std::make_unique<Session>(config)),
+      collector_(std::make_unique<TraceCollector>(session_->trace())) {}
+
+MeasuredRun::~MeasuredRun() {
+    session_->stop();
+    collector_.reset();
+}
+
+void MeasuredRun::run(const std::function<void()>& every_200ms) {
+    session_->start();
+    while (!session_->wait(200 * kNsPerMs))
+        if (every_200ms) every_200ms();
+    collector_->flush();
+}
+
+Metrics MeasuredRun::metrics() const {
+    const TraceCollector::Snapshot snapshot = collector_->read();
+    const TraceStore& store = snapshot.store();
+    return compute_metrics(store, config_.batch_size,
+                           MetricsWindow{first_batch_time(store), store.last_time()});
+}
+
+TimeNs first_batch_time(const TraceStore& store) {
+    TimeNs first = 0;
+    for (const LaneInfo& lane : store.lanes()) {
+        if (lane.kind != LaneKind::h2d) continue;
+        std::span<const Span> spans = store.spans(lane.id);
+        if (!spans.empty() && (first == 0 || spans.front().start < first)) first = spans.front().start;
+    }
+    return first;
+}
+
+Metrics measure(const PipelineConfig& config) {
+    MeasuredRun run(config);
+    run.run();
+    return run.metrics();
+}
+
+}  // namespace pinscope

@@ -1,0 +1,43 @@
+#pragma once
+// One bounded run, measured as `pinscope run` reports it: a Session with its TraceCollector, metrics from
+// the first batch to the end (thread start-up and the first pinned allocations do not count against a
+// config; PyTorch's steady rate is measured the same way). The command line, the tests of presets and
+// lessons, and sweeps all measure through this.
+#include <functional>
+#include <memory>
+
+#include "core/analysis/metrics.h"
+#include "core/pipeline/session.h"
+#include "core/trace/trace_collector.h"
+
+namespace pinscope {
+
+class MeasuredRun {
+  public:
+    // Makes the session; throws as Session does (std::invalid_argument, DeviceError, CalibrationError).
+    explicit MeasuredRun(const PipelineConfig& config);
+    ~MeasuredRun();
+
+    // Starts the run and returns when it ends (its seconds or batches, a failure, or stop()). `every_200ms`
+    // runs on the calling thread meanwhile: progress, Ctrl-C.
+    void run(const std::function<void()>& every_200ms = {});
+    Session& session() { return *session_; }
+    const Session& session() const { return *session_; }
+
+    // Once run() has returned: the trace, and its metrics from the first batch on.
+    TraceCollector::Snapshot trace() const { return collector_->read(); }
+    Metrics metrics() const;
+
+  private:
+    PipelineConfig config_;
+    std::unique_ptr<Session> session_;
+    std::unique_ptr<TraceCollector> collector_;  // after the session: gone before it
+};
+
+// When the first batch reached the GPU (its first H2D span), or 0.
+TimeNs first_batch_time(const TraceStore& store);
+
+// Runs `config` to its end and returns its metrics: the one-call form of MeasuredRun.
+Metrics measure(const PipelineConfig& config);
+
+}  // namespace pinscope

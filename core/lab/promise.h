@@ -1,0 +1,38 @@
+#pragma once
+// A promise is what a preset (or a lesson) says a run of it shows, written as checks on the run's
+// metrics, by the keys `pinscope run --json` prints (dotted for nested ones: "idle.loader"):
+//
+//   {"metric": "stall", "at_most": 0.2}                        the run itself
+//   {"metric": "stall", "at_most": 0.2, "with": {"num_workers": 8}}   the run with these knobs changed
+//   {"metric": "samples_per_s", "at_least_times": 1.5, "than": {"with": {"streams": 1}}}
+//   {"metric": "samples_per_s", "at_least_times": 1.3, "than": {"preset": "pytorch-defaults"}}
+//   {"metric": "h2d_busy", "at_least_times": 3, "than": {"metric": "gpu_busy"}}   two metrics of one run
+//   {"metric": "idle.pageable_staging", "largest_of": "idle"}  the largest share among idle.*
+//
+// Comparisons: at_least, at_most (a number), at_least_times, at_most_times (a factor of the same
+// metric in the `than` run), largest_of (an object of the metrics). A promise is {"text": ..., "checks":
+// [...]}. Checking one runs every distinct config it names once, through `measure`.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/config/pipeline_config.h"
+
+namespace pinscope {
+
+struct CheckResult {
+    bool held = false;
+    std::string line;  // "stall 0.04, at most 0.2 (num_workers=8): held"
+};
+
+// Metrics JSON (metrics_json's keys) of a run of `config`.
+using Measure = std::function<nlohmann::json(const PipelineConfig& config)>;
+
+// Checks every check of `promise` against runs of `base` (and the variants the checks name). Throws
+// std::invalid_argument for a malformed promise: a preset's promise is data a test must be able to read.
+std::vector<CheckResult> check_promise(const nlohmann::json& promise, const PipelineConfig& base,
+                                       const Measure& measure);
+
+}  // namespace pinscope

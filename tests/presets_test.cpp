@@ -1,0 +1,46 @@
+// Every preset keeps its promise: run on the simulated GPU, on the machine that runs the tests (CI's has
+// two cores), for a few seconds each. Run alone (RUN_SERIAL): the promises are about speed.
+#include <doctest/doctest.h>
+
+#include "core/config/presets.h"
+#include "core/io/metrics_json.h"
+#include "core/lab/measured_run.h"
+#include "core/lab/promise.h"
+#include "tests/sim_configs.h"
+
+using namespace pinscope;
+using namespace pinscope::testing;
+
+namespace {
+
+constexpr double kSecondsPerRun = 2.5;
+
+nlohmann::json measured(const PipelineConfig& config) {
+    return metrics_json(measure(config));
+}
+
+void check_kept(const Preset& preset) {
+    PipelineConfig config = apply_preset(preset, on_sim());
+    config.seconds = kSecondsPerRun;
+    for (const CheckResult& r : check_promise(preset.promise, config, measured)) {
+        MESSAGE(preset.slug << ": " << r.line);
+        CHECK(r.held);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every preset says what to look at and promises something a test can check") {
+    for (const Preset& preset : builtin_presets()) {
+        CAPTURE(preset.file);
+        CHECK_FALSE(preset.look_at.empty());
+        CHECK(preset.view_seconds > 0);
+        REQUIRE(preset.promise.is_object());
+        CHECK_FALSE(preset.promise.value("text", "").empty());
+        CHECK(preset.promise["checks"].size() >= 1);
+    }
+}
+
+TEST_CASE("every preset keeps its promise on the simulated GPU") {
+    for (const Preset& preset : builtin_presets()) check_kept(preset);
+}
