@@ -196,8 +196,8 @@ TEST_CASE("a loader-starved run's GPU idle time is the loader's") {
 
 TEST_CASE("a run of blocking copies is idle mostly in synchronous waits") {
     // Tiny batches (the loader keeps up), a 64 MiB result copied back with non_blocking=False.
-    const nlohmann::json j =
-        summary_of("--no-non-blocking --sample-shape 3x8x8 --batch-size 8 --d2h-bytes 67108864 --kernel-us 100");
+    const nlohmann::json j = summary_of(
+        "--no-non-blocking --sample-shape 3x8x8 --batch-size 8 --d2h-bytes 67108864 --kernel-us 100");
     CHECK(largest_idle_cause(j) == "sync");
     CHECK(j["copy_busy"].get<double>() > j["gpu_busy"].get<double>());  // the copy engines were the busy ones
 }

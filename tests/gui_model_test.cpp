@@ -13,13 +13,13 @@
 #include "app/gui/model/file_browser.h"
 #include "app/gui/model/frame_stats.h"
 #include "app/gui/model/lane_order.h"
-#include "core/config/presets.h"
 #include "app/gui/model/range_summary.h"
 #include "app/gui/model/recording.h"
+#include "app/gui/model/ruler_step.h"
 #include "app/gui/model/span_folding.h"
 #include "app/gui/model/synthetic_trace.h"
-#include "app/gui/model/ruler_step.h"
 #include "core/analysis/units.h"
+#include "core/config/presets.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;

@@ -70,8 +70,8 @@ PipelineConfig ConfigOptions::resolve() const {
     if (!preset_name_.empty()) {
         preset_ = find_preset(preset_name_);
         if (!preset_)
-            throw UsageError(
-                fmt::format("--preset {}: no such preset; the presets are {}.", preset_name_, preset_slugs()));
+            throw UsageError(fmt::format("--preset {}: no such preset; the presets are {}.", preset_name_,
+                                         preset_slugs()));
         c = apply_preset(*preset_, c);
     }
     if (!config_file_.empty()) {

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "core/config/presets.h"
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
+#include "core/config/presets.h"
 
 namespace pinscope::gui {
 namespace {

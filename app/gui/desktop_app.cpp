@@ -8,9 +8,9 @@
 
 #include "app/gui/keys.h"
 #include "app/gui/metrics_window.h"
-#include "core/analysis/units.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
+#include "core/analysis/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <imgui.h>
 
-#include "core/analysis/units.h"
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
+#include "core/analysis/units.h"
 
 namespace pinscope::gui {
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/units.h"
 #include "app/gui/ui_style.h"
+#include "core/analysis/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -9,9 +9,9 @@
 #include "app/gui/model/batch_trail.h"
 #include "app/gui/model/lane_order.h"
 #include "app/gui/model/ruler_step.h"
-#include "core/analysis/units.h"
 #include "app/gui/timeline_flows.h"
 #include "app/gui/ui_style.h"
+#include "core/analysis/units.h"
 
 // Index of this file:
 // [SECTION] Window, toolbar, legend, summary

@@ -149,14 +149,16 @@ auto on_train_loop(Kinds... kinds) {
 // profilers count time in next().
 void set_idle_causes(const TraceStore& store, Interval window, const IntervalList& kernels, Metrics& m) {
     const IntervalList idle = complement(kernels, window);
-    const IntervalList loader =
-        intersection(covered_time(store, window, on_train_loop(SpanKind::wait, SpanKind::fetch, SpanKind::pin)), idle);
+    const IntervalList loader = intersection(
+        covered_time(store, window, on_train_loop(SpanKind::wait, SpanKind::fetch, SpanKind::pin)), idle);
     const IntervalList staging =
         difference(intersection(covered_time(store, window, on_train_loop(SpanKind::stage)), idle), loader);
     const IntervalList explained = union_of(loader, staging);
     const IntervalList sync =
         difference(intersection(covered_time(store, window, on_train_loop(SpanKind::sync)), idle), explained);
-    const auto share = [&](const IntervalList& time) { return fraction(total_length(time), window.length()); };
+    const auto share = [&](const IntervalList& time) {
+        return fraction(total_length(time), window.length());
+    };
     m.gpu_idle = share(idle);
     m.idle.loader = share(loader);
     m.idle.staging = share(staging);
@@ -198,7 +200,9 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     const IntervalList d2h = covered_time(store, window, of_kind(SpanKind::d2h));
     const IntervalList copies = union_of(h2d, d2h);
     const TimeNs kernel_time = total_length(kernels);
-    const auto share = [&](const IntervalList& time) { return fraction(total_length(time), window.length()); };
+    const auto share = [&](const IntervalList& time) {
+        return fraction(total_length(time), window.length());
+    };
     m.gpu_busy = fraction(kernel_time, window.length());
     m.h2d_busy = share(h2d);
     m.d2h_busy = share(d2h);

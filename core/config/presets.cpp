@@ -15,7 +15,8 @@ namespace {
 std::string slug_of(std::string file) {
     if (const size_t dot = file.rfind('.'); dot != std::string::npos) file.erase(dot);
     size_t start = 0;
-    while (start < file.size() && (std::isdigit(static_cast<unsigned char>(file[start])) || file[start] == '-'))
+    while (start < file.size() &&
+           (std::isdigit(static_cast<unsigned char>(file[start])) || file[start] == '-'))
         ++start;
     return file.substr(start);
 }

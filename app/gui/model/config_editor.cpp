@@ -1,8 +1,8 @@
 #include "app/gui/model/config_editor.h"
 
 #include "app/gui/model/live_session.h"
-#include "core/config/presets.h"
 #include "core/config/knobs.h"
+#include "core/config/presets.h"
 
 namespace pinscope::gui {
 
