@@ -36,6 +36,12 @@ std::vector<Span> regular_lane(size_t n, TimeNs width, TimeNs period, TimeNs ori
     return spans;
 }
 
+LaneSpans lane_of(const std::vector<Span>& spans) {
+    LaneSpans lane;
+    for (const Span& s : spans) lane.add(s);
+    return lane;
+}
+
 size_t spans_in(const std::vector<LaneDrawItem>& items) {
     size_t n = 0;
     for (const LaneDrawItem& item : items) n += item.count;
@@ -49,7 +55,7 @@ TEST_CASE("spans wide enough are drawn one by one, at exact positions relative t
     const auto lane = regular_lane(10, 100 * kNsPerUs, 1 * kNsPerMs, origin);
     const PixelMapping mapping{{origin, origin + 10 * kNsPerMs}, 1000};  // 100 px per ms
     std::vector<LaneDrawItem> items;
-    fold_lane(lane, mapping, items);
+    fold_lane(lane_of(lane), mapping, items);
     REQUIRE(items.size() == 10);
     for (size_t i = 0; i < items.size(); ++i) {
         CHECK(items[i].count == 1);
@@ -63,7 +69,7 @@ TEST_CASE("a million spans in view fold into boxes that grow with pixels, not wi
     const auto lane = regular_lane(1'000'000, 5 * kNsPerUs, 10 * kNsPerUs);  // 10 s of spans
     const PixelMapping mapping{{0, 10 * kNsPerS}, 1500};
     std::vector<LaneDrawItem> items;
-    fold_lane(lane, mapping, items);
+    fold_lane(lane_of(lane), mapping, items);
     CHECK(spans_in(items) == lane.size());  // every span is drawn, alone or in a fold
     CHECK(items.size() <= 1500 / static_cast<size_t>(kFoldPx) + 2);
     for (size_t i = 1; i < items.size(); ++i)
@@ -75,7 +81,7 @@ TEST_CASE("a long run of tiny spans folds into boxes of bounded width, so a chan
     for (size_t i = 50'000; i < lane.size(); ++i) lane[i].memory = HostMemory::pageable;
     const PixelMapping mapping{{0, kNsPerS}, 1200};
     std::vector<LaneDrawItem> items;
-    fold_lane(lane, mapping, items);
+    fold_lane(lane_of(lane), mapping, items);
     CHECK(spans_in(items) == lane.size());
     CHECK(items.size() >= static_cast<size_t>(1200 / (kMaxFoldPx + 2 * kFoldPx)));
     for (const LaneDrawItem& item : items) CHECK(item.x1 - item.x0 <= kMaxFoldPx + 2 * kFoldPx);
@@ -83,12 +89,39 @@ TEST_CASE("a long run of tiny spans folds into boxes of bounded width, so a chan
     CHECK(items.back().memory == HostMemory::pageable);
 }
 
+TEST_CASE("a fold is drawn as full as its spans kept the lane busy") {
+    // 1 us spans every 3.3 us, 2 px per... 1 px per us: far too narrow to draw, and busy 30% of the time.
+    const std::vector<Span> spans = regular_lane(3000, 1000, 3300);
+    const PixelMapping mapping{{0, 10 * kNsPerMs}, 1000};
+    std::vector<LaneDrawItem> items;
+    fold_lane(lane_of(spans), mapping, items);
+    REQUIRE(items.size() > 10);
+    size_t folds = 0;
+    for (const LaneDrawItem& item : items) {
+        if (!item.folded()) continue;
+        ++folds;
+        // The busy share of exactly the spans in this fold, from the first's start to the last's end.
+        TimeNs busy = 0;
+        for (size_t i = item.first; i < item.first + item.count; ++i) busy += spans[i].end - spans[i].start;
+        const TimeNs extent = spans[item.first + item.count - 1].end - spans[item.first].start;
+        CAPTURE(item.first);
+        CHECK(item.occupancy ==
+              doctest::Approx(static_cast<double>(busy) / static_cast<double>(extent)).epsilon(0.05));
+        CHECK(item.occupancy < 0.35);  // a lane at 30% is drawn at 30%, not solid
+    }
+    CHECK(folds > 10);
+    // A solid run folds full.
+    fold_lane(lane_of(regular_lane(3000, 3300, 3300)), mapping, items);
+    for (const LaneDrawItem& item : items)
+        if (item.folded()) CHECK(item.occupancy == doctest::Approx(1.0));
+}
+
 TEST_CASE("folds end at gaps of at least the fold width, and a wide span is never swallowed") {
     std::vector<Span> lane = regular_lane(100, 1 * kNsPerUs, 2 * kNsPerUs);  // a dense run: 0..200 us
     lane.push_back(Span{500 * kNsPerUs, 900 * kNsPerUs, 100, 0, 0, SpanKind::kernel});  // wide, after a gap
     const PixelMapping mapping{{0, kNsPerMs}, 1000};  // 1 px per us: the dense spans are 1 px wide
     std::vector<LaneDrawItem> items;
-    fold_lane(lane, mapping, items, kFoldPx, 1e9);  // no width cap: only gaps end folds
+    fold_lane(lane_of(lane), mapping, items, kFoldPx, 1e9);  // no width cap: only gaps end folds
     REQUIRE(items.size() == 2);
     CHECK(items[0].count == 100);
     CHECK(items[1].count == 1);
@@ -99,7 +132,7 @@ TEST_CASE("culling keeps only spans that touch the view, including one that star
     std::vector<Span> lane = {{0, 50, 0}, {100, 400, 1}, {450, 460, 2}, {900, 1000, 3}};
     const PixelMapping mapping{{300, 600}, 300};
     std::vector<LaneDrawItem> items;
-    fold_lane(lane, mapping, items);
+    fold_lane(lane_of(lane), mapping, items);
     REQUIRE(items.size() == 2);
     CHECK(items[0].first == 1);  // starts before the view, ends inside it
     CHECK(items[0].x0 < 0);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <stb_image.h>
 
@@ -72,5 +73,71 @@ TEST_CASE("the app's screenshot has the requested size, is not blank, and shows 
     for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h}) {
         CAPTURE(span_kind_name(kind));
         CHECK(most_runs_in_a_row(png, kind_colour(Theme::dark, kind)) >= 5);
+    }
+}
+
+namespace {
+
+// Whether `p` is `colour` drawn over the dark background at some opacity (a fold's faint box, or a
+// span at full strength): its difference from the background points the way the colour's does.
+bool tinted_with(Rgb p, Rgb colour) {
+    const Rgb bg = kDarkPalette.background;
+    const double d[3] = {double(colour.r) - bg.r, double(colour.g) - bg.g, double(colour.b) - bg.b};
+    const double q[3] = {double(p.r) - bg.r, double(p.g) - bg.g, double(p.b) - bg.b};
+    const double t = (q[0] * d[0] + q[1] * d[1] + q[2] * d[2]) / (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (t < 0.15) return false;
+    double off = 0;
+    for (int k = 0; k < 3; ++k) off += (q[k] - t * d[k]) * (q[k] - t * d[k]);
+    return off < 16 * 16;
+}
+
+// For each lane of `colour` (a band of pixel rows where the colour, at any opacity, covers a good part of
+// the width), the share of the band's area drawn in the colour at full strength: how solid it looks.
+std::vector<double> lane_fills(const Png& png, Rgb colour) {
+    std::vector<double> fills;
+    int solid = 0, rows = 0, left = png.width, right = 0;
+    auto close_band = [&] {
+        if (rows > 0 && right > left)
+            fills.push_back(static_cast<double>(solid) / (static_cast<double>(rows) * (right - left + 1)));
+        solid = rows = 0;
+        left = png.width;
+        right = 0;
+    };
+    for (int y = 0; y < png.height; ++y) {
+        int tinted = 0, exact = 0, first = png.width, last = 0;
+        for (int x = 0; x < png.width; ++x) {
+            const Rgb p = png.at(x, y);
+            if (!tinted_with(p, colour)) continue;
+            ++tinted;
+            exact += p == colour;
+            first = std::min(first, x);
+            last = std::max(last, x);
+        }
+        if (tinted > png.width / 7) {
+            solid += exact;
+            ++rows;
+            left = std::min(left, first);
+            right = std::max(right, last);
+        } else {
+            close_band();
+        }
+    }
+    close_band();
+    return fills;
+}
+
+}  // namespace
+
+TEST_CASE("preset 09's kernel lanes are visibly not solid, at its own zoom and folded at 2 s") {
+    const char* path = std::getenv("PINSCOPE_SCREENSHOT");
+    REQUIRE(path);
+    const Png png = load(path);
+    REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
+    const std::vector<double> fills = lane_fills(png, kind_colour(Theme::dark, SpanKind::kernel));
+    for (double fill : fills) MESSAGE("a kernel lane is " << fill * 100 << "% filled");
+    REQUIRE(fills.size() >= 3);  // the preset's three streams
+    for (double fill : fills) {
+        CHECK(fill > 0.05);  // kernels show
+        CHECK(fill < 0.45);  // not one solid block: each stream runs a kernel about a third of the time
     }
 }

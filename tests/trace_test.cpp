@@ -264,6 +264,28 @@ TEST_CASE("a window's spans are found by search: the first that reaches it to th
     CHECK(found == expected);
 }
 
+TEST_CASE("a lane sums its spans' durations over any run of them, late spans and evictions included") {
+    std::mt19937 random(11);
+    LaneSpans lane;
+    for (int i = 0; i < 3000; ++i) {
+        const TimeNs start = i * 100 - (i % 5 == 0 ? 2500 : 0);  // every fifth span arrives late
+        lane.add(span_at(0, start, start + std::uniform_int_distribution<TimeNs>(0, 90)(random)));
+    }
+    auto brute = [&](size_t from, size_t to) {
+        TimeNs sum = 0;
+        for (size_t i = from; i < to; ++i) sum += lane.all()[i].end - lane.all()[i].start;
+        return sum;
+    };
+    for (int trial = 0; trial < 200; ++trial) {
+        const size_t a = std::uniform_int_distribution<size_t>(0, lane.size())(random);
+        const size_t b = std::uniform_int_distribution<size_t>(a, lane.size())(random);
+        CHECK(lane.duration_sum(a, b) == brute(a, b));
+    }
+    lane.erase_ended_before(150'000);
+    CHECK(lane.duration_sum(0, lane.size()) == brute(0, lane.size()));
+    CHECK(lane.duration_sum(10, 700) == brute(10, 700));
+}
+
 TEST_CASE("the store knows each batch's extent and when its last kernel ended, across lanes") {
     TraceStore store;
     Span fetch = span_at(0, 100, 200, 7);

@@ -1,6 +1,7 @@
 #include "app/gui/controls_window.h"
 
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -48,13 +49,17 @@ void ControlsWindow::issues(const ConfigEditor& editor, std::string_view option)
         wrapped_message(warning_colour(theme_), w->message);
 }
 
-void ControlsWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size) {
+void ControlsWindow::draw(AppState& state, Theme theme, const Rect& rect, bool& collapsed) {
     theme_ = theme;
     drawn_.clear();
-    ImGui::SetNextWindowPos(pos);
-    ImGui::SetNextWindowSize(size);
+    ImGui::SetNextWindowPos(ImVec2(rect.x, rect.y));
+    ImGui::SetNextWindowSize(ImVec2(rect.w, rect.h));
+    if (collapsed) return strip(collapsed);
     ImGui::Begin("Controls", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    if (ImGui::SmallButton("\xC2\xAB hide")) collapsed = true;  // «
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Hide the Controls to a strip (Ctrl+B): more room for the timeline");
     ConfigEditor& editor = state.editor();
     if (!state.live()) {
         wrapped_message(muted_colour(theme), "Viewing a recorded trace: there is no pipeline to control.");
@@ -192,6 +197,24 @@ bool ControlsWindow::text_knob(const Knob& knob, json& value) {
     }
 }
 
+// The Controls folded to a strip: one button brings them back.
+void ControlsWindow::strip(bool& collapsed) {
+    ImGui::Begin("##controls-strip", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+    if (ImGui::Button("\xC2\xBB", ImVec2(-1.f, ImGui::GetFrameHeight() * 2.f))) collapsed = false;  // »
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the Controls (Ctrl+B)");
+    ImGui::End();
+}
+
+void ControlsWindow::select_preset(const Preset* preset) {
+    const std::vector<Preset>& all = builtin_presets();
+    for (size_t i = 0; i < all.size(); ++i)
+        if (&all[i] == preset) preset_ = static_cast<int>(i);
+}
+
+const Preset* ControlsWindow::take_chosen_preset() {
+    return std::exchange(chosen_, nullptr);
+}
+
 void ControlsWindow::presets(ConfigEditor& editor) {
     const std::vector<Preset>& all = builtin_presets();
     const char* shown =
@@ -201,6 +224,7 @@ void ControlsWindow::presets(ConfigEditor& editor) {
         for (int i = 0; i < static_cast<int>(all.size()); ++i) {
             if (ImGui::Selectable(all[i].name.c_str(), i == preset_)) {
                 preset_ = i;
+                chosen_ = &all[i];
                 editor.load_preset(all[i]);
             }
             if (ImGui::IsItemHovered()) {
@@ -217,8 +241,10 @@ void ControlsWindow::presets(ConfigEditor& editor) {
         preset_ = -1;
         editor.reset_to_defaults();
     }
-    if (preset_ >= 0 && preset_ < static_cast<int>(all.size()))
+    if (preset_ >= 0 && preset_ < static_cast<int>(all.size())) {
         wrapped_message(muted_colour(theme_), all[preset_].description);
+        wrapped_message(ImGui::GetStyle().Colors[ImGuiCol_Text], "Look at: " + all[preset_].look_at);
+    }
 }
 
 }  // namespace pinscope::gui

@@ -11,19 +11,27 @@
 #include <imgui.h>
 
 #include "app/gui/model/app_state.h"
+#include "app/gui/model/layout.h"
 #include "app/gui/model/span_palette.h"
 #include "core/config/knobs.h"
+#include "core/config/presets.h"
 
 namespace pinscope::gui {
 
 class ControlsWindow {
   public:
-    void draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size);
+    // The panel in `rect`, or the strip it folds to while `collapsed`; its buttons change `collapsed`.
+    void draw(AppState& state, Theme theme, const Rect& rect, bool& collapsed);
+    // Shows `preset` as the one chosen (it was loaded from the command line).
+    void select_preset(const Preset* preset);
+    // The preset the user picked since the last call, once: the app shows it at its zoom.
+    const Preset* take_chosen_preset();
 
     // The keys of the knobs whose widget was on screen in the last frame, in order.
     const std::vector<std::string_view>& drawn_knobs() const { return drawn_; }
 
   private:
+    void strip(bool& collapsed);
     void presets(ConfigEditor& editor);
     void group(ConfigEditor& editor, KnobGroup group);
     void knob_widget(ConfigEditor& editor, const Knob& knob);
@@ -36,6 +44,7 @@ class ControlsWindow {
     std::map<std::string_view, std::string> parse_errors_;  // why the typed text does not parse
     std::vector<std::string_view> drawn_;
     int preset_ = -1;
+    const Preset* chosen_ = nullptr;
 };
 
 }  // namespace pinscope::gui

@@ -1,12 +1,14 @@
 #include "app/gui/desktop_app.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <thread>
 
 #include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/gui/keys.h"
+#include "app/gui/layout_measure.h"
 #include "app/gui/metrics_window.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
@@ -18,6 +20,7 @@ namespace {
 constexpr TimeNs kFramePeriod = kNsPerS / 60;  // 60 fps at most: a live pipeline needs real time to show
 constexpr int kWarmUpFrames = 3;               // the first frames build fonts and caches: not counted
 constexpr float kFontStep = 0.125f;
+constexpr size_t kSamplesBeforeZoom = 6;  // 1.5 s of live metrics
 
 }  // namespace
 
@@ -26,7 +29,35 @@ DesktopApp::DesktopApp(AppState& state, AppWindow& window, const GuiOptions& opt
     if (options.open_window == "record") record_.open();
     if (options.open_window == "save") record_.open(), record_.open_file_dialog();
     show_help_ = options.open_window == "shortcuts";
-    timeline_.viewport().set_length(static_cast<TimeNs>(options.view_seconds * 1e9));
+    controls_collapsed_ = options.controls_collapsed;
+    if (options.preset) {
+        controls_.select_preset(options.preset);
+        show_at_its_zoom(*options.preset);
+    }
+    if (options.view_seconds > 0) {  // asked for: it holds
+        timeline_.viewport().set_length(static_cast<TimeNs>(options.view_seconds * 1e9));
+        zoom_settled_ = true;
+    }
+}
+
+void DesktopApp::show_at_its_zoom(const Preset& preset) {
+    if (preset.view_seconds <= 0) return;
+    timeline_.viewport().set_length(static_cast<TimeNs>(preset.view_seconds * 1e9));
+    zoom_settled_ = true;
+}
+
+// A new run opens on readable batches, not a barcode: once its rate past start-up is known, the view
+// shows about a dozen batch periods (within 5 ms and 2 s). A zoom the user, a preset or --view-seconds
+// chose is never overridden.
+void DesktopApp::settle_zoom() {
+    if (zoom_settled_ || !state_.live()) return;
+    const std::deque<MetricsSample>& samples = state_.history().samples();
+    // The first second holds the pipeline's start-up (threads, pinned allocations): rate it after that.
+    if (samples.size() < kSamplesBeforeZoom || state_.history().latest().batches_per_s <= 0) return;
+    const double period = 1.0 / state_.history().latest().batches_per_s;
+    const TimeNs length = static_cast<TimeNs>(std::clamp(12 * period, 0.005, 2.0) * 1e9);
+    timeline_.viewport().set_length(length);
+    zoom_settled_ = true;
 }
 
 int DesktopApp::run() {
@@ -84,6 +115,7 @@ void DesktopApp::shortcuts() {
             wanted_.font_scale -= kFontStep;
         if (ImGui::IsKeyPressed(keys::kZero, false)) wanted_.font_scale = 1.f;
         if (ImGui::IsKeyPressed(keys::kR, false)) record_.open();
+        if (ImGui::IsKeyPressed(keys::kB, false)) controls_collapsed_ = !controls_collapsed_;
         wanted_.font_scale = std::clamp(wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale);
     }
     timeline_.shortcuts(state_);
@@ -104,6 +136,8 @@ void DesktopApp::menu_bar() {
         ImGui::SliderFloat("text size", &wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale,
                            "%.2fx");
         ImGui::MenuItem("High contrast", nullptr, &wanted_.high_contrast);
+        bool shown = !controls_collapsed_;
+        if (ImGui::MenuItem("Controls panel", "Ctrl+B", &shown)) controls_collapsed_ = !shown;
         ImGui::Separator();
         if (ImGui::MenuItem("Follow live", "Space", timeline_.viewport().following()))
             timeline_.viewport().toggle_following();
@@ -114,6 +148,7 @@ void DesktopApp::menu_bar() {
         ImGui::MenuItem("Shortcuts", nullptr, &show_help_);
         ImGui::EndMenu();
     }
+    timeline_.toolbar(state_, style_.theme());
     ImGui::EndMainMenuBar();
 }
 
@@ -133,15 +168,24 @@ void DesktopApp::shortcuts_window() {
             "Esc            clear the selection\n"
             "Ctrl + / -     larger / smaller text (Ctrl 0 resets)\n"
             "Ctrl R         record a trace\n"
+            "Ctrl B         hide or show the Controls\n"
             "Ctrl+click     type a slider's value");
     }
     ImGui::End();
 }
 
+// Headless frames (--frames) have no pointer unless --mouse puts one somewhere: a screenshot then shows
+// no tooltip of whatever the middle of the window happens to hold.
+std::optional<ImVec2> DesktopApp::pointer() const {
+    if (options_.mouse) return ImVec2(options_.mouse->x, options_.mouse->y);
+    if (options_.frames > 0) return ImVec2(-FLT_MAX, -FLT_MAX);
+    return std::nullopt;
+}
+
 void DesktopApp::build_frame() {
-    window_.new_frame(options_.mouse ? std::optional<ImVec2>(ImVec2(options_.mouse->x, options_.mouse->y))
-                                     : std::nullopt);
+    window_.new_frame(pointer());
     state_.tick(now_ns(), timeline_.viewport().range().start);
+    settle_zoom();
     if (options_.select_last > 0) {  // for screenshots of a selection
         timeline_.viewport().update(state_.store().latest_span_end());
         const TimeNs end = timeline_.viewport().range().end;
@@ -151,25 +195,15 @@ void DesktopApp::build_frame() {
     menu_bar();
 
     const ImGuiIO& io = ImGui::GetIO();
-    const ImGuiStyle& style = ImGui::GetStyle();
     const Theme theme = style_.theme();
-    const float font = ImGui::GetFontSize();
-    const float top = ImGui::GetFrameHeight();
     const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate};
-    const float status_height =
-        static_cast<float>(status_bar_lines(state_, extras)) * ImGui::GetTextLineHeightWithSpacing() +
-        style.WindowPadding.y * 2.f;
-    const float controls_width = std::clamp(font * 25.f, 280.f, io.DisplaySize.x * 0.4f);
-    const float metrics_height = std::round(font * 7.5f);
-    const float body_height = io.DisplaySize.y - top - status_height;
-    const float right = io.DisplaySize.x - controls_width;
-
-    controls_.draw(state_, theme, ImVec2(0, top), ImVec2(controls_width, body_height));
-    draw_metrics_window(state_, theme, ImVec2(controls_width, top), ImVec2(right, metrics_height));
-    timeline_.draw(state_, theme, ImVec2(controls_width, top + metrics_height),
-                   ImVec2(right, body_height - metrics_height));
-    draw_status_bar(state_, extras, theme, ImVec2(0, top + body_height),
-                    ImVec2(io.DisplaySize.x, status_height));
+    const Layout layout =
+        lay_out(measure_layout(io.DisplaySize, status_bar_lines(state_, extras), controls_collapsed_));
+    controls_.draw(state_, theme, layout.controls, controls_collapsed_);
+    if (const Preset* chosen = controls_.take_chosen_preset()) show_at_its_zoom(*chosen);
+    draw_metrics_window(state_, theme, layout);
+    timeline_.draw(state_, theme, layout.timeline, layout.padding);
+    draw_status_bar(state_, extras, theme, layout.status, layout.padding);
     record_.draw(state_, theme);
     if (show_help_) shortcuts_window();
     ImGui::Render();

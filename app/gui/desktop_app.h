@@ -25,6 +25,9 @@ class DesktopApp {
     void shortcuts();
     void shortcuts_window();
     void report_frame_stats() const;
+    std::optional<ImVec2> pointer() const;
+    void settle_zoom();
+    void show_at_its_zoom(const Preset& preset);
 
     AppState& state_;
     AppWindow& window_;
@@ -37,6 +40,8 @@ class DesktopApp {
     FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build
     FrameStats wall_stats_;           // wall time, which other threads and processes inflate
     size_t spans_in_last_frame_ = 0;  // for the report after the last frame
+    bool controls_collapsed_ = false;
+    bool zoom_settled_ = false;  // a zoom was chosen (by the user, a preset, a flag) or suggested once
     bool show_help_ = false;
     bool quit_ = false;
 };

@@ -90,9 +90,14 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
     cmd.add_flag("--frame-stats", options.frame_stats,
                  "Print the frame build time (p50/p99) at exit: CPU time to build a frame, timeline included")
         ->group(group);
-    cmd.add_option("--view-seconds", options.view_seconds, "How much time the timeline shows at first")
+    cmd.add_option("--view-seconds", options.view_seconds,
+                   "How much time the timeline shows at first (default: a preset's zoom, else about a dozen "
+                   "batches)")
         ->check(CLI::Range(1e-5, 3600.0))
-        ->default_str("2")
+        ->default_str("")
+        ->group(group);
+    cmd.add_flag("--collapse-controls", options.controls_collapsed,
+                 "Start with the Controls folded to a strip")
         ->group(group);
     cmd.add_option("--synthetic-spans", options.synthetic_spans,
                    "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
@@ -147,6 +152,7 @@ Command add_gui_command(CLI::App& app) {
                     if (options->frames == 0) options->frames = 120;  // a screenshot needs a last frame
                 }
                 const PipelineConfig config = config_options->resolve();
+                options->preset = config_options->preset();
                 if (std::string why = missing_display(); !why.empty())
                     throw std::runtime_error(
                         why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/gui/model/ui_settings.h"
+#include "core/config/presets.h"
 
 namespace pinscope::gui {
 
@@ -16,8 +17,10 @@ struct GuiOptions {
     std::filesystem::path screenshot;
     int width = 1600, height = 900;
     bool frame_stats = false;
-    double view_seconds = 2;     // how much time the timeline shows at first
-    size_t synthetic_spans = 0;  // > 0: view a synthetic trace of this many spans instead of a pipeline
+    double view_seconds = 0;  // how much time the timeline shows at first; 0: about a dozen batches
+    bool controls_collapsed = false;
+    const Preset* preset = nullptr;  // --preset: shown as chosen, at its zoom
+    size_t synthetic_spans = 0;      // > 0: view a synthetic trace of this many spans instead of a pipeline
     UiSettings ui;
     // For screenshots that show a hover or a selection (hidden options):
     struct Point {

@@ -7,6 +7,7 @@ namespace pinscope::gui::keys {
 constexpr int kF = 70;             // GLFW_KEY_F
 constexpr int kZ = 90;             // GLFW_KEY_Z
 constexpr int kR = 82;             // GLFW_KEY_R
+constexpr int kB = 66;             // GLFW_KEY_B
 constexpr int kZero = 48;          // GLFW_KEY_0
 constexpr int kMinus = 45;         // GLFW_KEY_MINUS
 constexpr int kEqual = 61;         // GLFW_KEY_EQUAL (the + key without Shift on most layouts)

@@ -14,26 +14,24 @@ bool font_fell_back(const StatusExtras& extras) {
 
 }  // namespace
 
+// One line (why this device: its tooltip), plus one for a pipeline's error and one for a missing font.
+// Validation warnings are shown under the knob they are about, not again here.
 int status_bar_lines(const AppState& state, const StatusExtras& extras) {
-    int lines = state.session() ? 2 : 1;  // the device, and why it was chosen
-    if (state.session()) {
-        const SessionStatus& s = state.session()->status();
-        if (!s.error.empty())
-            ++lines;
-        else if (!s.warnings.empty())
-            ++lines;
-    }
+    int lines = 1;
+    if (state.session() && !state.session()->status().error.empty()) ++lines;
     if (font_fell_back(extras)) ++lines;
     return lines;
 }
 
-void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme theme, ImVec2 pos,
-                     ImVec2 size) {
-    ImGui::SetNextWindowPos(pos);
-    ImGui::SetNextWindowSize(size);
+void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme theme, const Rect& rect,
+                     float padding) {
+    ImGui::SetNextWindowPos(ImVec2(rect.x, rect.y));
+    ImGui::SetNextWindowSize(ImVec2(rect.w, rect.h));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(padding, padding));
     ImGui::Begin("##status", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                      ImGuiWindowFlags_NoScrollbar);
+    ImGui::PopStyleVar();
     const TraceStore& store = state.store();
     if (const LiveSession* live = state.session()) {
         const SessionStatus& s = live->status();
@@ -41,8 +39,7 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
         const ImVec4 dot = failed ? error_colour(theme) : ImVec4(0.3f, 0.85f, 0.4f, 1);
         ImGui::TextColored(dot, failed ? "FAILED" : "RUNNING");
         ImGui::SameLine();
-        ImGui::Text("on %s", s.device.name.c_str());
-        ImGui::SameLine();
+        // The device's name heads the timeline's device lanes; here it is in the tooltip, with why.
         ImGui::Text("|  %s batches  |  pipeline #%llu  |  %s spans held",
                     format_count(double(s.batches)).c_str(), static_cast<unsigned long long>(s.generation),
                     format_count(double(store.span_count())).c_str());
@@ -53,14 +50,13 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
         }
         ImGui::SameLine();
         ImGui::TextColored(muted_colour(theme), "|  %.0f fps", extras.fps);
-        ImGui::TextColored(muted_colour(theme), "device: %s", s.device_why.c_str());
+        if (ImGui::IsWindowHovered())
+            ImGui::SetTooltip("%s\n%s", s.device.name.c_str(), s.device_why.c_str());
         if (!s.error.empty()) {
             ImGui::TextColored(error_colour(theme), "Pipeline stopped: %s", s.error.c_str());
             ImGui::SameLine();
             ImGui::TextColored(muted_colour(theme),
                                "Change a setting (e.g. fail_at_sample back to -1) to start again.");
-        } else if (!s.warnings.empty()) {
-            ImGui::TextColored(warning_colour(theme), "%s", s.warnings.front().c_str());
         }
     } else {
         ImGui::Text("Viewing a trace of %s spans (no pipeline)  |  %.0f fps",

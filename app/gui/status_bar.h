@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/app_state.h"
+#include "app/gui/model/layout.h"
 #include "app/gui/model/span_palette.h"
 
 namespace pinscope::gui {
@@ -19,6 +20,7 @@ struct StatusExtras {
 
 // Lines the status bar needs for this state (1 to 3): the window is sized from it.
 int status_bar_lines(const AppState& state, const StatusExtras& extras);
-void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme theme, ImVec2 pos, ImVec2 size);
+void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme theme, const Rect& rect,
+                     float padding);
 
 }  // namespace pinscope::gui

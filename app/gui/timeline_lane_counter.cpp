@@ -34,7 +34,7 @@ void CounterLane::preprocess(const TimelineFrame& frame) {
 }
 
 std::string CounterLane::describe() const {
-    return value_text(kind_, current_);
+    return "edge: " + value_text(kind_, current_);
 }
 
 void CounterLane::draw(TimelineFrame& frame, float top) {
@@ -50,8 +50,10 @@ void CounterLane::draw(TimelineFrame& frame, float top) {
 }
 
 void CounterLane::plot(TimelineFrame& frame, float top) {
-    const float h = height(frame) - 3.f;
+    // The scale's label has a band of its own above the plot, so no level is ever drawn through it.
+    const float band = ImGui::GetFontSize();
     const float bottom = top + height(frame) - 1.f;
+    const float h = bottom - (top + band) - 1.f;
     const Theme theme = frame.theme;
     const ImU32 bar =
         theme == Theme::high_contrast ? IM_COL32(255, 255, 0, 150) : IM_COL32(150, 160, 190, 90);
@@ -62,7 +64,7 @@ void CounterLane::plot(TimelineFrame& frame, float top) {
                         IM_COL32(128, 128, 128, 80));
     if (peak_ <= 0) return;
     // The plot's scale, top right: its full height is the highest level in view.
-    const std::string scale = "max " + value_text(kind_, peak_);
+    const std::string scale = "top: " + value_text(kind_, peak_) + ", the most in view";
     const ImVec2 scale_size = ImGui::CalcTextSize(scale.c_str());
     const ImVec2 scale_at(frame.canvas_left + float(frame.mapping.width_px) - scale_size.x - 4.f, top);
     const float column_width = float(frame.mapping.width_px) / static_cast<float>(columns_.size());
@@ -80,9 +82,7 @@ void CounterLane::plot(TimelineFrame& frame, float top) {
     }
     if (steps.size() >= 2)
         frame.draw->AddPolyline(steps.data(), static_cast<int>(steps.size()), line, 0, 1.5f);
-    frame.draw->AddRectFilled(scale_at, ImVec2(scale_at.x + scale_size.x + 4.f, scale_at.y + scale_size.y),
-                              to_imu32(palette(theme).background, 200));
-    frame.draw->AddText(ImVec2(scale_at.x + 2.f, scale_at.y), ImGui::GetColorU32(ImGuiCol_Text),
+    frame.draw->AddText(ImVec2(scale_at.x + 2.f, scale_at.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                         scale.c_str());
     if (frame.mouse_over_canvas && frame.mouse.y >= top && frame.mouse.y < bottom) {
         const auto c = static_cast<size_t>(std::clamp((frame.mouse.x - frame.canvas_left) / column_width, 0.f,

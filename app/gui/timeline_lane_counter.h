@@ -18,7 +18,8 @@ class CounterLane final : public TimelineLane {
     void draw(TimelineFrame& frame, float top) override;
 
     CounterKind kind() const { return kind_; }
-    // The level at the right edge of the view ("3", "1.2 GB"): for the label column.
+    // The level at the right edge of the view ("edge: 3"): for the label column. (The metric tiles
+    // say the level now, at the newest data; the two differ while the view is paused or trails.)
     std::string describe() const;
 
   private:

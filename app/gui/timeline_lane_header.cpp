@@ -1,11 +1,13 @@
 #include "app/gui/timeline_lane_header.h"
 
+#include "app/gui/model/layout.h"
+
 #include <cmath>
 
 namespace pinscope::gui {
 
 float HeaderLane::height(const TimelineFrame&) const {
-    return std::round(ImGui::GetFontSize() * 1.3f);
+    return group_header_height(ImGui::GetFontSize());
 }
 
 void HeaderLane::draw(TimelineFrame& frame, float top) {

@@ -18,7 +18,7 @@ bool is_copy(SpanKind kind) {
 
 // A label inside a box when it fits: the kind and batch for a span, the count for a fold.
 std::string box_label(const LaneDrawItem& item, const Span& span, float width, float char_width) {
-    if (item.folded()) return fmt::format("{}", item.count);
+    if (item.folded()) return fmt::format("{} \xC2\xB7 {:.0f}%", item.count, 100 * item.occupancy);
     std::string text = std::string(span_kind_name(span.kind));
     if (span.batch != kNoBatch) text += fmt::format(" #{}", span.batch);
     if (span.bytes && static_cast<float>(text.size() + 10) * char_width < width)
@@ -40,8 +40,10 @@ void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float spacin
 }
 
 void SpanLane::preprocess(const TimelineFrame& frame) {
-    spans_ = frame.store.spans_touching(lane_, frame.mapping.range);
-    fold_lane(spans_, frame.mapping, items_);
+    static const LaneSpans kNone;
+    const LaneSpans* lane = frame.store.lane(lane_);
+    fold_lane(lane ? *lane : kNone, frame.mapping, items_);
+    spans_ = lane ? lane->all() : std::span<const Span>{};
 }
 
 void SpanLane::draw(TimelineFrame& frame, float top) {
@@ -79,14 +81,19 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
         float x0 = frame.canvas_left + frame.mapping.clamp_x(item.x0);
         float x1 = frame.canvas_left + frame.mapping.clamp_x(item.x1);
         x1 = std::max(x1, x0 + 1.f);  // a span narrower than a pixel still shows
-        const ImVec2 a(x0, y0), b(x1, y1);
-        frame.draw->AddRectFilled(a, b, to_imu32(palette.kind[static_cast<int>(item.kind)]));
+        const Rgb colour = palette.kind[static_cast<int>(item.kind)];
+        // A fold is drawn as full as its spans kept the lane: a faint box for its extent, and from its
+        // foot a bar as tall as its occupancy. A lane busy 30% of the time never looks solid.
+        const float fill_top =
+            item.folded() ? y1 - std::max(2.f, static_cast<float>(item.occupancy) * (y1 - y0)) : y0;
+        const ImVec2 a(x0, y0), b(x1, y1), filled(x0, fill_top);
+        if (item.folded()) frame.draw->AddRectFilled(a, b, to_imu32(colour, 70));
+        frame.draw->AddRectFilled(filled, b, to_imu32(colour));
         if (item.memory == HostMemory::pageable && is_copy(item.kind)) {
-            draw_hatch(frame.draw, a, b, stripe, 6.f);
+            draw_hatch(frame.draw, filled, b, stripe, 6.f);
             frame.draw->AddRect(a, b, stripe, 0.f, 0, 1.5f);
         } else if (item.folded()) {
-            // A fold is a box of many spans: a darker frame tells it from one long span.
-            frame.draw->AddRect(a, b, IM_COL32(0, 0, 0, 110));
+            frame.draw->AddRect(a, b, to_imu32(colour));  // the fold's extent, in its kind's colour
         }
         const Span& span = spans[item.first];
         // Labels start where the box becomes visible, so a span that began before the view keeps its name.

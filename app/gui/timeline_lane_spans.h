@@ -24,7 +24,7 @@ class SpanLane final : public TimelineLane {
     void boxes(TimelineFrame& frame, float top);
 
     LaneId lane_;
-    std::span<const Span> spans_;  // this frame's spans that touch the view; items_ index into it
+    std::span<const Span> spans_;  // the lane's spans this frame; items_ index into it
     std::vector<LaneDrawItem> items_;
 };
 

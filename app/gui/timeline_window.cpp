@@ -10,6 +10,7 @@
 #include "app/gui/model/lane_order.h"
 #include "app/gui/model/ruler_step.h"
 #include "app/gui/timeline_flows.h"
+#include "app/gui/timeline_legend.h"
 #include "app/gui/ui_style.h"
 #include "core/analysis/units.h"
 
@@ -65,7 +66,7 @@ void TimelineWindow::shortcuts(const AppState& state) {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) viewport_.clear_selection();
 }
 
-void TimelineWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size) {
+void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float padding) {
     const TraceStore& store = state.store();
     if (!state.live() && !fitted_ && store.span_count() > 0) {  // a finished trace opens showing all of it
         fit(store);
@@ -74,14 +75,14 @@ void TimelineWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size)
     viewport_.update(store.latest_span_end());
     refresh_summary(state);
 
-    ImGui::SetNextWindowPos(pos);
-    ImGui::SetNextWindowSize(size);
-    ImGui::Begin("Timeline", nullptr,
-                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    toolbar(state, theme);
-    legend(theme);
-    summary_line(theme);
+    ImGui::SetNextWindowPos(ImVec2(rect.x, rect.y));
+    ImGui::SetNextWindowSize(ImVec2(rect.w, rect.h));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(padding, padding));
+    ImGui::Begin(
+        "Timeline", nullptr,
+        ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse);
+    ImGui::PopStyleVar();
+    draw_legend(theme);
     const float label_width = ImGui::GetFontSize() * 10.f;
     const float canvas_width =
         std::max(ImGui::GetContentRegionAvail().x - label_width - ImGui::GetStyle().ScrollbarSize, 50.f);
@@ -90,45 +91,30 @@ void TimelineWindow::draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size)
     ImGui::End();
 }
 
-void TimelineWindow::toolbar(AppState& state, Theme theme) {
+// One line however narrow the window: the buttons, then as much of the view's length and the mouse's
+// help as fits (all of it in the tooltip of the view's length).
+void TimelineWindow::toolbar(const AppState& state, Theme theme) {
     if (viewport_.following()) {
-        if (ImGui::Button("Pause (space)")) viewport_.set_following(false);
-    } else if (ImGui::Button("Follow live (space)")) {
+        if (ImGui::Button("Pause (Space)")) viewport_.set_following(false);
+    } else if (ImGui::Button("Follow (Space)")) {
         viewport_.set_following(true);
     }
     ImGui::SameLine();
     if (ImGui::Button("Fit (F)")) fit(state.store());
     ImGui::SameLine();
     ImGui::BeginDisabled(!viewport_.selection());
-    if (ImGui::Button("Zoom to selection (Z)")) viewport_.show(*viewport_.selection());
+    if (ImGui::Button("Zoom (Z)")) viewport_.show(*viewport_.selection());
     ImGui::SameLine();
-    if (ImGui::Button("Clear selection (Esc)")) viewport_.clear_selection();
+    if (ImGui::Button("Clear (Esc)")) viewport_.clear_selection();
     ImGui::EndDisabled();
+    constexpr const char* kMouse = "wheel: zoom  drag: pan  right-drag: select";
+    const std::string view = "view " + format_duration(viewport_.range().length());
+    const std::string full = view + "  |  " + kMouse;
     ImGui::SameLine();
-    ImGui::TextColored(muted_colour(theme), "view %s  |  wheel: zoom  drag: pan  right-drag: select",
-                       format_duration(viewport_.range().length()).c_str());
-}
-
-void TimelineWindow::legend(Theme theme) {
-    const SpanPalette& p = palette(theme);
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    const float box = ImGui::GetFontSize();
-    auto swatch = [&](const char* name, Rgb colour, bool hatched) {
-        const ImVec2 a = ImGui::GetCursorScreenPos();
-        const ImVec2 b(a.x + box * 1.6f, a.y + box);
-        draw->AddRectFilled(a, b, to_imu32(colour));
-        if (hatched) {
-            draw_hatch(draw, a, b, to_imu32(p.pageable_stripe), 5.f);
-            draw->AddRect(a, b, to_imu32(p.pageable_stripe), 0.f, 0, 1.5f);
-        }
-        ImGui::Dummy(ImVec2(box * 1.6f, box));
-        ImGui::SameLine();
-        ImGui::TextUnformatted(name);
-        ImGui::SameLine(0.f, box);
-    };
-    for (int k = 0; k < kSpanKindCount; ++k) swatch(std::string(kSpanKindNames[k]).c_str(), p.kind[k], false);
-    swatch("pageable copy", p.kind[static_cast<int>(SpanKind::h2d)], true);
-    ImGui::NewLine();
+    const float left = ImGui::GetContentRegionAvail().x;
+    ImGui::TextColored(muted_colour(theme), "%s",
+                       ImGui::CalcTextSize(full.c_str()).x <= left ? full.c_str() : view.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kMouse);
 }
 
 void TimelineWindow::refresh_summary(const AppState& state) {
@@ -148,17 +134,23 @@ void TimelineWindow::refresh_summary(const AppState& state) {
     summary_refreshed_ = now;
 }
 
-void TimelineWindow::summary_line(Theme theme) {
-    if (!summary_) {
-        ImGui::TextColored(muted_colour(theme),
-                           "Hover a span to follow its batch; right-drag to select a range.");
-        return;
-    }
+// A selected range's numbers float over the top of the lanes: they take no room from them.
+void TimelineWindow::summary_overlay(const TimelineFrame& frame, float top) {
+    if (!summary_) return;
     const Metrics& m = summary_->metrics;
-    ImGui::Text(
-        "Selection %s: GPU busy %.0f%%, copy/compute overlap %.0f%%, stall %.0f%%, %lld batches, H2D %s",
-        format_duration(summary_->range.length()).c_str(), m.gpu_busy * 100, m.overlap * 100, m.stall * 100,
-        static_cast<long long>(m.batches), format_rate(m.h2d_gbps * 1e9).c_str());
+    const std::string text = fmt::format(
+        "selection {}: compute busy {}, copy busy {}, overlap {}, GPU idle {} (loader {}, staging {}, sync "
+        "{}), {} "
+        "batches, H2D {}",
+        format_duration(summary_->range.length()), format_share(m.gpu_busy), format_share(m.copy_busy),
+        format_share(m.overlap), format_share(m.gpu_idle), format_share(m.idle.loader),
+        format_share(m.idle.staging), format_share(m.idle.sync), m.batches, format_gbps(m.h2d_gbps));
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    const ImVec2 at(frame.canvas_left + 4.f, top + 2.f);
+    frame.draw->AddRectFilled(ImVec2(at.x - 3.f, at.y - 1.f),
+                              ImVec2(at.x + size.x + 3.f, at.y + size.y + 1.f),
+                              to_imu32(palette(frame.theme).background, 220));
+    frame.draw->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
 }
 
 //------------------------------------------------------------------------------------------------------------
@@ -234,7 +226,7 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
                         ImGui::GetWindowDrawList(),
                         origin.x,
                         origin.x + label_width,
-                        std::round(ImGui::GetFontSize() * 1.45f),
+                        lane_height(ImGui::GetFontSize()),
                         mouse,
                         ImGui::IsWindowHovered() && mouse.x >= origin.x + label_width,
                         summary_ ? &busy : nullptr,
@@ -269,6 +261,7 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
         drawn_items_ += rows[i]->drawn_items();
     }
     overlays(frame, rows, tops, origin.y, y);
+    summary_overlay(frame, origin.y);
     frame.draw->PopClipRect();
 
     ImGui::Dummy(ImVec2(label_width + canvas_width, y - origin.y));

@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include "app/gui/model/app_state.h"
+#include "app/gui/model/layout.h"
 #include "app/gui/model/range_summary.h"
 #include "app/gui/model/timeline_viewport.h"
 #include "app/gui/timeline_lane.h"
@@ -25,9 +26,12 @@ class TimelineWindow {
   public:
     TimelineWindow();
 
-    void draw(AppState& state, Theme theme, ImVec2 pos, ImVec2 size);
+    void draw(AppState& state, Theme theme, const Rect& rect, float padding);
     // Space, F, Z, Esc: answered wherever the mouse is, unless a text field has the keyboard.
     void shortcuts(const AppState& state);
+    // Follow or pause, fit, zoom to and clear the selection, and the view's length: drawn in the main
+    // menu bar, so the timeline's own window spends its height on lanes.
+    void toolbar(const AppState& state, Theme theme);
 
     TimelineViewport& viewport() { return viewport_; }
     void fit(const TraceStore& store);
@@ -35,9 +39,7 @@ class TimelineWindow {
     size_t drawn_items() const { return drawn_items_; }
 
   private:
-    void toolbar(AppState& state, Theme theme);
-    void legend(Theme theme);
-    void summary_line(Theme theme);
+    void summary_overlay(const TimelineFrame& frame, float top);
     void ruler(const PixelMapping& mapping, TimeNs origin, Theme theme, float label_width);
     void lanes(AppState& state, Theme theme, float label_width);
     std::vector<TimelineLane*> arrange(const AppState& state);

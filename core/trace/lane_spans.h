@@ -3,7 +3,8 @@
 // still runs at a given time in O(log n): spans may overlap (a long span reaches over short ones after
 // it), so sorting by start alone cannot say where a window's spans begin. Every kBlock spans keep the
 // latest end seen so far ("reach"); the first block that reaches past a time holds the first span that
-// ends after it.
+// ends after it. Blocks also keep the summed durations before them, so how busy a run of spans kept
+// the lane costs a block's worth of additions at most, however long the run.
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -33,12 +34,21 @@ class LaneSpans {
     // ends at or after window.start to the last that starts at or before window.end. A span in between
     // may have ended before the window (a longer one reached over it): callers skip it by its end.
     std::span<const Span> touching(Interval window) const;
+    // The index in all() of the first span of touching(window).
+    size_t first_touching(Interval window) const;
+
+    // The summed durations of all()[from, to): how long those spans kept the lane busy, counting any
+    // overlap between them twice.
+    TimeNs duration_sum(size_t from, size_t to) const;
 
   private:
-    void rebuild_reach(size_t from_block);
+    void rebuild_blocks(size_t from_block);
+    TimeNs sum_before(size_t index) const;
 
     std::vector<Span> spans_;
-    std::vector<TimeNs> reach_;  // reach_[b]: the latest end among spans_[0 .. (b + 1) * kBlock)
+    std::vector<TimeNs> reach_;   // reach_[b]: the latest end among spans_[0 .. (b + 1) * kBlock)
+    std::vector<TimeNs> summed_;  // summed_[b]: the summed durations of spans_[0 .. b * kBlock)
+    TimeNs total_ = 0;            // the summed durations of every span
 };
 
 }  // namespace pinscope

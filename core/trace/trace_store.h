@@ -41,6 +41,8 @@ class TraceStore {
 
     // Every span of a lane, sorted by start. Empty for a lane that recorded nothing.
     std::span<const Span> spans(LaneId lane) const;
+    // The lane itself, for its windowed sums; nullptr for a lane that never recorded.
+    const LaneSpans* lane(LaneId lane) const { return lane < spans_.size() ? &spans_[lane] : nullptr; }
     // The spans of a lane that can touch [window.start, window.end] (LaneSpans::touching): skip those
     // whose end is before window.start.
     std::span<const Span> spans_touching(LaneId lane, Interval window) const;

@@ -28,9 +28,29 @@ set_tests_properties(gui_renders_a_screenshot PROPERTIES LABELS "gui-render" TIM
 
 add_executable(test_gui_screenshot gui_screenshot_test.cpp)
 target_link_libraries(test_gui_screenshot PRIVATE pinscope_test_main pinscope_gui_model PkgConfig::STB)
-add_test(NAME gui_screenshot_shows_h2d_kernel_and_d2h_lanes COMMAND test_gui_screenshot)
+add_test(NAME gui_screenshot_shows_h2d_kernel_and_d2h_lanes COMMAND test_gui_screenshot "--test-case=the app's screenshot*")
 set_tests_properties(gui_screenshot_shows_h2d_kernel_and_d2h_lanes PROPERTIES LABELS "gui-render"
                      FIXTURES_REQUIRED gui_screenshot ENVIRONMENT "PINSCOPE_SCREENSHOT=${SCREENSHOT};PINSCOPE_SCREENSHOT_SIZE=1280x720")
+
+# Preset 09 (chunked overlap, three streams) at its own zoom and at 2 s, where its kernels fold: either
+# way a lane busy a third of the time must not look solid.
+foreach(view preset folded)
+    set(shot ${CMAKE_CURRENT_BINARY_DIR}/gui_preset09_${view}.png)
+    set(zoom "")
+    if(view STREQUAL "folded")
+        set(zoom --view-seconds 2)
+    endif()
+    add_test(NAME gui_preset09_${view}_screenshot
+             COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --preset chunked-overlap ${zoom} --frames 150
+                     --size 1600x900 --screenshot ${shot})
+    set_tests_properties(gui_preset09_${view}_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
+                         FIXTURES_SETUP gui_preset09_${view})
+    add_test(NAME gui_preset09_${view}_lanes_are_not_solid
+             COMMAND test_gui_screenshot "--test-case=preset 09*")
+    set_tests_properties(gui_preset09_${view}_lanes_are_not_solid PROPERTIES LABELS "gui-render"
+                         FIXTURES_REQUIRED gui_preset09_${view} ENVIRONMENT "PINSCOPE_SCREENSHOT=${shot}"
+                         FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+endforeach()
 
 add_test(NAME gui_missing_font_falls_back
          COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --frames 10 --font /nonexistent/NoSuchFont.ttf)

@@ -16,6 +16,9 @@ bool MetricsHistory::update(const TraceStore& store, int batch_size) {
     sample.h2d_gbps = latest_.h2d_gbps;
     sample.h2d_sustained_gbps = latest_.h2d_sustained_gbps;
     sample.gpu_busy = latest_.gpu_busy;
+    sample.copy_busy = latest_.copy_busy;
+    sample.gpu_idle = latest_.gpu_idle;
+    sample.idle = latest_.idle;
     sample.overlap = latest_.overlap;
     sample.stall = latest_.stall;
     sample.outstanding = store.level_at(CounterKind::outstanding_batches, end);

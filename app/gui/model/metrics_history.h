@@ -12,7 +12,9 @@ struct MetricsSample {
     double samples_per_s = 0;
     double h2d_gbps = 0;            // while copies run (what pinning changes)
     double h2d_sustained_gbps = 0;  // bytes over the window (what the pipeline moves)
-    double gpu_busy = 0, overlap = 0, stall = 0;
+    double gpu_busy = 0, copy_busy = 0, overlap = 0, stall = 0;
+    double gpu_idle = 0;
+    Metrics::IdleCauses idle;
     double outstanding = 0, reorder_depth = 0, pinned_bytes = 0;  // levels in force at `time`
 };
 

@@ -29,17 +29,19 @@ size_t next_starting_at(std::span<const Span> lane, size_t from, size_t to, Time
 
 }  // namespace
 
-void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
+void fold_lane(const LaneSpans& spans, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
                double min_px, double max_px) {
     out.clear();
     const Interval range = mapping.range;
+    const std::span<const Span> lane = spans.all();
     if (lane.empty() || range.length() <= 0) return;
-    const size_t end = first_starting_at(lane, 0, lane.size(), range.end);
+    const size_t begin = std::min(spans.first_touching(range), lane.size());
+    const size_t end = first_starting_at(lane, begin, lane.size(), range.end);
     const TimeNs fold_ns = std::max<TimeNs>(1, mapping.ns_of_px(min_px));
     const TimeNs max_fold_ns = std::max<TimeNs>(fold_ns, mapping.ns_of_px(max_px));
     auto wide = [&](const Span& s) { return s.end - s.start >= fold_ns; };
 
-    for (size_t i = 0; i < end;) {
+    for (size_t i = begin; i < end;) {
         const Span& span = lane[i];
         LaneDrawItem item{mapping.x_of(span.start), mapping.x_of(span.end), i, 1, span.kind, span.memory};
         if (span.end <= range.start) {  // a longer span before it reaches the view; this one does not
@@ -68,6 +70,10 @@ void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vec
         }
         item.count = last - i + 1;
         item.x1 = std::max(mapping.x_of(fold_end), item.x0 + (item.folded() ? min_px : 0));
+        if (item.folded())
+            item.occupancy =
+                std::min(1.0, static_cast<double>(spans.duration_sum(i, last + 1)) /
+                                  static_cast<double>(std::max<TimeNs>(1, fold_end - span.start)));
         out.push_back(item);
         i = last + 1;
     }

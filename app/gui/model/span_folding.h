@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/gui/model/timeline_viewport.h"
+#include "core/trace/lane_spans.h"
 #include "core/trace/span.h"
 
 namespace pinscope::gui {
@@ -18,6 +19,9 @@ struct LaneDrawItem {
     size_t count = 1;       // > 1: a fold of spans too narrow to draw one by one
     SpanKind kind = SpanKind::fetch;       // of the first span
     HostMemory memory = HostMemory::none;  // of the first span
+    // For a fold, how busy its spans kept the lane from its start to its end (their summed durations
+    // over its length, at most 1): a fold is drawn this full, so a lane at 30% never looks solid.
+    double occupancy = 1;
 
     bool folded() const { return count > 1; }
 };
@@ -29,12 +33,11 @@ constexpr double kFoldPx = 3;
 // wide enough to carry its count.
 constexpr double kMaxFoldPx = 48;
 
-// Replaces `out` with the items of `lane` that the mapping's range shows, in order. `lane` is what
-// TraceStore::spans_touching() gives for the range (sorted by start, from the first span that reaches
-// the view); an item's `first` indexes into it. A span is drawn on its own when it is at least `min_px` wide;
+// Replaces `out` with the items of `lane` that the mapping's range shows, in order; an item's `first`
+// indexes into lane.all(). A span is drawn on its own when it is at least `min_px` wide;
 // runs of narrower spans whose gaps are under `min_px` become one folded item from the first start to the
 // latest end, at most about `max_px` wide.
-void fold_lane(std::span<const Span> lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
+void fold_lane(const LaneSpans& lane, const PixelMapping& mapping, std::vector<LaneDrawItem>& out,
                double min_px = kFoldPx, double max_px = kMaxFoldPx);
 
 }  // namespace pinscope::gui
