@@ -92,7 +92,8 @@ bool tinted_with(Rgb p, Rgb colour) {
 }
 
 // For each lane of `colour` (a band of pixel rows where the colour, at any opacity, covers a good part of
-// the width), the share of the band's area drawn in the colour at full strength: how solid it looks.
+// the width or shows as several boxes), the share of the band's area drawn in the colour at full strength:
+// how solid it looks.
 std::vector<double> lane_fills(const Png& png, Rgb colour) {
     std::vector<double> fills;
     int solid = 0, rows = 0, left = png.width, right = 0;
@@ -104,16 +105,19 @@ std::vector<double> lane_fills(const Png& png, Rgb colour) {
         right = 0;
     };
     for (int y = 0; y < png.height; ++y) {
-        int tinted = 0, exact = 0, first = png.width, last = 0;
+        int tinted = 0, exact = 0, runs = 0, first = png.width, last = 0;
+        bool inside = false;
         for (int x = 0; x < png.width; ++x) {
             const Rgb p = png.at(x, y);
+            runs += p == colour && !inside;
+            inside = p == colour;
             if (!tinted_with(p, colour)) continue;
             ++tinted;
             exact += p == colour;
             first = std::min(first, x);
             last = std::max(last, x);
         }
-        if (tinted > png.width / 7) {
+        if (tinted > png.width / 7 || runs >= 4) {  // a lane: wide folds, or several boxes (not a swatch)
             solid += exact;
             ++rows;
             left = std::min(left, first);

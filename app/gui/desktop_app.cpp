@@ -187,7 +187,7 @@ void DesktopApp::build_frame() {
     state_.tick(now_ns(), timeline_.viewport().range().start);
     settle_zoom();
     if (options_.select_last > 0) {  // for screenshots of a selection
-        timeline_.viewport().update(state_.store().latest_span_end());
+        timeline_.viewport().update(state_.live_edge());
         const TimeNs end = timeline_.viewport().range().end;
         timeline_.viewport().select(end - static_cast<TimeNs>(options_.select_last * 1e9), end);
     }

@@ -72,7 +72,7 @@ void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float 
         fit(store);
         fitted_ = true;
     }
-    viewport_.update(store.latest_span_end());
+    viewport_.update(state.live_edge());
     refresh_summary(state);
 
     ImGui::SetNextWindowPos(ImVec2(rect.x, rect.y));

@@ -11,7 +11,7 @@ std::shared_ptr<Recorder> Trace::make_recorder() {
     return recorder;
 }
 
-void Trace::collect(TraceStore& store) {
+Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
     std::vector<std::shared_ptr<Recorder>> recorders;
     {
         std::lock_guard lock(mutex_);
@@ -23,9 +23,17 @@ void Trace::collect(TraceStore& store) {
         lanes_handed_over_ = lanes.size();
         store.set_lanes(std::move(lanes));
     }
+    Collected collected;
     for (const auto& recorder : recorders)
-        recorder->drain([&](const Span& span) { store.add(span); },
-                        [&](const CounterSample& sample) { store.add(sample); });
+        recorder->drain(
+            [&](const Span& span) {
+                store.add(span);
+                ++collected.spans;
+                const LaneInfo* lane = store.lane_info(span.lane);
+                TimeNs& lag = collected.lag[lane && lane->group == LaneGroup::device ? 1 : 0];
+                lag = std::max(lag, now - span.end);
+            },
+            [&](const CounterSample& sample) { store.add(sample); });
 
     // Forget recorders whose owners are gone and that hold nothing more.
     std::lock_guard lock(mutex_);
@@ -35,6 +43,7 @@ void Trace::collect(TraceStore& store) {
         dropped_by_retired_ += r->dropped();
         return true;
     });
+    return collected;
 }
 
 uint64_t Trace::dropped() const {

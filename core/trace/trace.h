@@ -21,9 +21,15 @@ class Trace {
     // drained, collect() forgets it.
     std::shared_ptr<Recorder> make_recorder();
 
+    // What one collection moved: how many spans, and how late the latest-delivered of them arrived after it
+    // ended, per lane group (host threads record a span as it ends; CUPTI hands GPU records over in batches).
+    struct Collected {
+        size_t spans = 0;
+        TimeNs lag[2] = {0, 0};  // by LaneGroup: host, device
+    };
     // Moves every span and counter sample recorded since into `store`, and the lanes registered since
     // the last call. One consumer, one store: a TraceCollector's, or a test's.
-    void collect(TraceStore& store);
+    Collected collect(TraceStore& store, TimeNs now = now_ns());
 
     // Spans and samples lost because a recorder's ring was full when the consumer was late.
     uint64_t dropped() const;

@@ -18,13 +18,25 @@ void TraceCollector::flush() {
 }
 
 void TraceCollector::collect_once() {
+    const TimeNs now = now_ns();
+    Trace::Collected collected;
     {
         std::unique_lock write(store_mutex_);  // a copy out of the rings: a fraction of a millisecond
-        trace_.collect(store_);
+        collected = trace_.collect(store_, now);
         evict_if_worthwhile();
     }
+    note_lag(now, std::max(collected.lag[0], collected.lag[1]));
     collections_.fetch_add(1, std::memory_order_relaxed);
     if (options_.on_collected) options_.on_collected(store_);  // reading: readers may share the store
+}
+
+void TraceCollector::note_lag(TimeNs now, TimeNs lag) {
+    constexpr TimeNs kRemembered = 2 * kNsPerS;
+    recent_lags_.emplace_back(now, lag);
+    while (recent_lags_.front().first < now - kRemembered) recent_lags_.pop_front();
+    TimeNs most = 0;
+    for (const auto& [when, l] : recent_lags_) most = std::max(most, l);
+    delivery_lag_.store(most, std::memory_order_relaxed);
 }
 
 void TraceCollector::evict_if_worthwhile() {

@@ -7,6 +7,7 @@
 // Declare the collector after the Trace it reads (a Session): it must stop before the trace goes.
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <shared_mutex>
@@ -54,10 +55,16 @@ class TraceCollector {
     // evict_at_least of history (counter levels in force at `time` stay).
     void allow_eviction_before(TimeNs time) { evictable_before_.store(time, std::memory_order_relaxed); }
     uint64_t collections() const { return collections_.load(std::memory_order_relaxed); }
+    // How long after its end the latest source delivers a span, the most over the last two seconds: a
+    // live view that ends this far before the newest data shows every lane as complete as it will be
+    // (CUPTI delivers GPU spans in batches, a tenth of a second or more late; host threads within a
+    // collection).
+    TimeNs delivery_lag() const { return delivery_lag_.load(std::memory_order_relaxed); }
 
   private:
     void collect_once();
     void evict_if_worthwhile();
+    void note_lag(TimeNs now, TimeNs lag);
 
     Trace& trace_;
     CollectorOptions options_;
@@ -65,7 +72,9 @@ class TraceCollector {
     TraceStore store_;
     std::atomic<TimeNs> evictable_before_{0};
     std::atomic<uint64_t> collections_{0};
-    std::unique_ptr<PeriodicThread> thread_;  // last: it starts once everything above exists
+    std::atomic<TimeNs> delivery_lag_{0};
+    std::deque<std::pair<TimeNs, TimeNs>> recent_lags_;  // (collection time, its largest lag): the last 2 s
+    std::unique_ptr<PeriodicThread> thread_;             // last: it starts once everything above exists
 };
 
 }  // namespace pinscope

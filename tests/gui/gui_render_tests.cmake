@@ -41,7 +41,7 @@ foreach(view preset folded)
         set(zoom --view-seconds 2)
     endif()
     add_test(NAME gui_preset09_${view}_screenshot
-             COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --preset chunked-overlap ${zoom} --frames 150
+             COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --preset chunked-overlap ${zoom} --frames 240
                      --size 1600x900 --screenshot ${shot})
     set_tests_properties(gui_preset09_${view}_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
                          FIXTURES_SETUP gui_preset09_${view})

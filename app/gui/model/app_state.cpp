@@ -42,6 +42,12 @@ TimeNs AppState::time_origin() const {
     return store().first_time();
 }
 
+TimeNs AppState::live_edge() const {
+    constexpr TimeNs kMostTrailed = kNsPerS;  // beyond this a source is broken, not late: show what came
+    const TimeNs lag = live_ ? std::min(live_->delivery_lag(), kMostTrailed) : 0;
+    return store().latest_span_end() - lag;
+}
+
 void AppState::tick(TimeNs now, std::optional<TimeNs> view_start) {
     if (!live_) {
         if (recording_) recording_->update(viewed_, now);

@@ -47,6 +47,9 @@ class AppState {
     const MetricsHistory& history() const { return history_; }
     // Where the timeline's clock reads 0: when the run started (or the trace's first event).
     TimeNs time_origin() const;
+    // Where a view that follows the run ends: the newest data, less the time the slowest source takes
+    // to deliver (late GPU records), so no lane looks idle for want of data not yet there.
+    TimeNs live_edge() const;
     int batch_size() const;
 
     // Starts a recording; throws std::invalid_argument for a bad request. Replaces a finished one.

@@ -47,7 +47,7 @@ void LiveSession::refresh() {
 
 void LiveSession::update_history(const TraceStore& store) {
     std::lock_guard lock(history_mutex_);
-    history_.update(store, batch_size_);
+    history_.update(store, batch_size_, collector_ ? collector_->delivery_lag() : 0);
 }
 
 MetricsHistory LiveSession::history() const {

@@ -38,6 +38,8 @@ class LiveSession {
     void allow_eviction_before(TimeNs time) { collector_->allow_eviction_before(time); }
     // Waits until everything recorded so far is in the store (tests).
     void flush() { collector_->flush(); }
+    // How far behind its newest data the trace is complete on every lane (TraceCollector::delivery_lag).
+    TimeNs delivery_lag() const { return collector_->delivery_lag(); }
 
     // Applies `config` to the running pipeline, or starts a new run when the last one ended. Returns
     // an empty string when done, else a message that says why not (the config keeps running as it was).

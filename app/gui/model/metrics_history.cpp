@@ -1,9 +1,11 @@
 #include "app/gui/model/metrics_history.h"
 
+#include <algorithm>
+
 namespace pinscope::gui {
 
-bool MetricsHistory::update(const TraceStore& store, int batch_size) {
-    const TimeNs end = store.latest_span_end() - options_.settle;
+bool MetricsHistory::update(const TraceStore& store, int batch_size, TimeNs lag) {
+    const TimeNs end = store.latest_span_end() - std::max(options_.settle, lag);
     const TimeNs first = store.first_time();
     if (end <= first || end - last_end_ < options_.every) return false;
     const Interval window{std::max(first, end - options_.window), end};

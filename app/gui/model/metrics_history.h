@@ -32,7 +32,9 @@ class MetricsHistory {
     explicit MetricsHistory(MetricsHistoryOptions options = {}) : options_(options) {}
 
     // Appends a sample when `every` has passed since the last one (by the store's clock). True if it did.
-    bool update(const TraceStore& store, int batch_size);
+    // `lag`: how far behind its newest data the store is complete (late GPU records): the window ends
+    // that far back, or `settle` back, whichever is more.
+    bool update(const TraceStore& store, int batch_size, TimeNs lag = 0);
     void clear();
 
     const std::deque<MetricsSample>& samples() const { return samples_; }
