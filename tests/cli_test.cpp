@@ -106,6 +106,28 @@ TEST_CASE("--help lists a flag for every knob, with its help text") {
     CHECK(run_pinscope("--help").out.find("run") != std::string::npos);
 }
 
+TEST_CASE("--help shows each knob's true default") {
+    const Result r = run_pinscope("run --help");
+    const PipelineConfig defaults;
+    for (const Knob& knob : knobs()) {
+        CAPTURE(knob.key);
+        // The option's text: from its flag to the next option.
+        const size_t at = r.out.find("  " + flag_for(knob.key));
+        REQUIRE(at != std::string::npos);
+        const std::string text = r.out.substr(at, r.out.find("\n  --", at + 3) - at);
+        CAPTURE(text);
+        if (knob.type == KnobType::boolean) {
+            CHECK(text.find(knob.get(defaults).get<bool>() ? "(default: on)" : "(default: off)") !=
+                  std::string::npos);
+            CHECK(text.find("{false}") ==
+                  std::string::npos);  // CLI11's negation mark, which read as a default
+        } else {
+            const std::string shown = '=' + knob.label(defaults);
+            CHECK(text.find(shown) != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("every knob's flag sets it: one run given them all saves each value") {
     std::string args;
     for (const Knob& knob : knobs()) {

@@ -7,6 +7,7 @@
 
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
+#include "core/analysis/units.h"
 #include "core/config/presets.h"
 
 namespace pinscope::gui {
@@ -94,8 +95,8 @@ void ControlsWindow::group(ConfigEditor& editor, KnobGroup g) {
         if (knob.group == g) knob_widget(editor, knob);
     if (g == KnobGroup::length) ImGui::EndDisabled();
     if (g == KnobGroup::workload)
-        ImGui::TextDisabled("a batch is %.1f MiB",
-                            static_cast<double>(editor.draft().batch_bytes()) / (1 << 20));
+        ImGui::TextDisabled("a batch is %s",
+                            format_bytes(static_cast<double>(editor.draft().batch_bytes())).c_str());
 }
 
 void ControlsWindow::knob_widget(ConfigEditor& editor, const Knob& knob) {
