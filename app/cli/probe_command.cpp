@@ -12,6 +12,7 @@
 #include "core/config/config_json.h"
 #include "core/device/copy_probe.h"
 #include "core/device/device_factory.h"
+#include "core/files/atomic_file.h"
 
 namespace pinscope {
 namespace {
@@ -68,7 +69,7 @@ Command add_probe_command(CLI::App& app) {
                 else
                     print_table(result);
                 if (!output->empty()) {
-                    write_file_atomically(*output, text);
+                    write_file_atomically(*output, "the calibration", text);
                     if (!*json)
                         fmt::print(
                             "calibration written to {}; model this GPU with: pinscope run --device sim "

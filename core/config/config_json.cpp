@@ -1,7 +1,5 @@
 #include "core/config/config_json.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +8,7 @@
 
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
+#include "core/files/atomic_file.h"
 
 namespace pinscope {
 
@@ -75,33 +74,8 @@ PipelineConfig load_config(const std::filesystem::path& path, const PipelineConf
     }
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-    std::filesystem::path tmp = path;
-    tmp += fmt::format(".tmp{}", ::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw std::runtime_error(
-                fmt::format("cannot write {}: check that the folder exists and is writable.", path.string()));
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        out.flush();
-        if (!out) {
-            out.close();
-            std::filesystem::remove(tmp);
-            throw std::runtime_error(
-                fmt::format("writing {} failed (disk full?); nothing was replaced.", path.string()));
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp);
-        throw std::runtime_error(fmt::format("cannot replace {}: {}.", path.string(), ec.message()));
-    }
-}
-
 void save_config(const std::filesystem::path& path, const PipelineConfig& config) {
-    write_file_atomically(path, config_to_json(config).dump(2) + "\n");
+    write_file_atomically(path, "the config", config_to_json(config).dump(2) + "\n");
 }
 
 }  // namespace pinscope

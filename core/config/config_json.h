@@ -24,7 +24,4 @@ PipelineConfig load_config(const std::filesystem::path& path, const PipelineConf
 // Writes to a temporary file beside `path` and renames it, so a failure never leaves half a file.
 void save_config(const std::filesystem::path& path, const PipelineConfig& config);
 
-// Writes `text` to `path` atomically (temporary file + rename); throws std::runtime_error on failure.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
-
 }  // namespace pinscope

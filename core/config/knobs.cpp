@@ -240,4 +240,11 @@ const Knob& knob(std::string_view key) {
     return *found;
 }
 
+std::vector<KnobDifference> knob_differences(const PipelineConfig& a, const PipelineConfig& b) {
+    std::vector<KnobDifference> out;
+    for (const Knob& k : knobs())
+        if (k.get(a) != k.get(b)) out.push_back({&k, k.label(a), k.label(b)});
+    return out;
+}
+
 }  // namespace pinscope

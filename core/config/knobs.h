@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -114,6 +115,14 @@ const Knob& knob(std::string_view key);
 // Copies the knobs that describe the computer (Knob::machine: device, calibration, ...) from `from`
 // into `config`: a preset or a reset changes the workload, not the machine it runs on.
 void keep_machine_knobs(PipelineConfig& config, const PipelineConfig& from);
+
+// A knob whose value differs between two configs, with both values as Knob::label() says them.
+struct KnobDifference {
+    const Knob* knob = nullptr;
+    std::string a, b;
+};
+// In knob-table order: what `pinscope diff` and the app's compare view say changed between two runs.
+std::vector<KnobDifference> knob_differences(const PipelineConfig& a, const PipelineConfig& b);
 
 // A number as messages print it: integers without decimals ("1073741824"), others as fmt does.
 std::string knob_number(double value);

@@ -99,7 +99,8 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     return c;
 }
 
-Calibration load_calibration(const std::filesystem::path& path) {
+nlohmann::json calibration_file_json(const std::filesystem::path& path) {
+    if (path.empty()) return nlohmann::json::parse(kBuiltinCalibrationJson);
     std::ifstream in(path);
     if (!in) throw CalibrationError(fmt::format("cannot read calibration file {}.", path.string()));
     std::stringstream text;
@@ -111,7 +112,11 @@ Calibration load_calibration(const std::filesystem::path& path) {
         throw CalibrationError(fmt::format(
             "calibration file {} is not valid JSON; write a new one with `pinscope probe`.", path.string()));
     }
-    return calibration_from_json(j, path.string());
+    return j;
+}
+
+Calibration load_calibration(const std::filesystem::path& path) {
+    return calibration_from_json(calibration_file_json(path), path.string());
 }
 
 const Calibration& builtin_calibration() {

@@ -64,5 +64,8 @@ struct Calibration {
 const Calibration& builtin_calibration();
 Calibration calibration_from_json(const nlohmann::json& json, const std::string& source);
 Calibration load_calibration(const std::filesystem::path& path);
+// The file's JSON as it is (the built-in file's for an empty path): what a capture keeps of the
+// calibration its simulated GPU ran with. Throws CalibrationError.
+nlohmann::json calibration_file_json(const std::filesystem::path& path);
 
 }  // namespace pinscope

@@ -1,17 +1,13 @@
 #include "core/io/chrome_trace.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "core/files/atomic_file.h"
 #include "core/io/event_stream.h"
 #include "core/io/track_assignment.h"
 
@@ -149,11 +145,18 @@ bool moves_bytes(SpanKind kind) {
     return kind == SpanKind::pin || kind == SpanKind::stage || kind == SpanKind::h2d || kind == SpanKind::d2h;
 }
 
-void write_span(EventStream& events, const Span& span, int pid, int tid, TimeNs base) {
+// A span is named after its kind, unless it carries a name of its own (an imported kernel's).
+std::string span_name_json(const TraceStore& store, const Span& span) {
+    if (span.name == kNoName) return fmt::format("\"{}\"", span_kind_name(span.kind));
+    return json_string(store.name(span.name));
+}
+
+void write_span(EventStream& events, const TraceStore& store, const Span& span, int pid, int tid,
+                TimeNs base) {
     auto out = std::back_inserter(events.next_event());
     const TimeNs duration = drawn_duration(span);
-    fmt::format_to(out, R"({{"ph":"X","name":"{}","cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{)",
-                   span_kind_name(span.kind), pid == kDevicePid ? "gpu" : "host", pid, tid,
+    fmt::format_to(out, R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{},"dur":{},"args":{{)",
+                   span_name_json(store, span), pid == kDevicePid ? "gpu" : "host", pid, tid,
                    Micros{span.start - base}, Micros{duration});
     const char* separator = "";
     if (span.batch != kNoBatch) {
@@ -182,15 +185,15 @@ struct FlowPoint {
     int pid = 0, tid = 0;
 };
 
-void write_spans(EventStream& events, const std::vector<ExportedLane>& lanes, TimeNs base,
-                 std::vector<FlowPoint>& flow_points) {
+void write_spans(EventStream& events, const TraceStore& store, const std::vector<ExportedLane>& lanes,
+                 TimeNs base, std::vector<FlowPoint>& flow_points) {
     for (const ExportedLane& lane : lanes) {
         for (size_t i = 0; i < lane.spans.size(); ++i) {
             const uint32_t track = lane.tracks.track_of[i];
             if (track == kNoTrack) continue;
             const Span& span = lane.spans[i];
             const int tid = lane.first_tid + static_cast<int>(track);
-            write_span(events, span, lane.pid, tid, base);
+            write_span(events, store, span, lane.pid, tid, base);
             if (span.batch != kNoBatch)
                 flow_points.push_back({span.batch, span.start + drawn_duration(span) / 2, lane.pid, tid});
         }
@@ -253,7 +256,7 @@ void write_chrome_trace(std::ostream& out, const TraceStore& store, const Export
     write_process_names(events, lanes, info);
     write_thread_names(events, lanes);
     std::vector<FlowPoint> flow_points;
-    write_spans(events, lanes, base, flow_points);
+    write_spans(events, store, lanes, base, flow_points);
     write_counters(events, store, range, base);
     write_flows(events, flow_points, base);
     events.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":");
@@ -262,36 +265,8 @@ void write_chrome_trace(std::ostream& out, const TraceStore& store, const Export
 }
 
 void save_chrome_trace(const std::filesystem::path& path, const TraceStore& store, const ExportInfo& info) {
-    std::filesystem::path temporary = path;
-    temporary += fmt::format(".tmp{}", ::getpid());
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw std::runtime_error(
-            fmt::format("cannot write the trace to {}: {}. Check that the folder exists and is writable.",
-                        path.string(), std::strerror(errno)));
-    const auto discard = [&] {
-        out.close();
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-    };
-    try {
-        write_chrome_trace(out, store, info);
-        out.close();
-    } catch (...) {
-        discard();
-        throw;
-    }
-    if (!out) {
-        discard();
-        throw std::runtime_error(fmt::format(
-            "writing the trace to {} failed (is the disk full?); nothing was written.", path.string()));
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, path, error);
-    if (error) {
-        discard();
-        throw std::runtime_error(fmt::format("cannot replace {}: {}.", path.string(), error.message()));
-    }
+    write_file_atomically(path, "the trace",
+                          [&](std::ostream& out) { write_chrome_trace(out, store, info); });
 }
 
 }  // namespace pinscope

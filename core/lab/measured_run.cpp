@@ -19,11 +19,17 @@ void MeasuredRun::run(const std::function<void()>& every_200ms) {
     collector_->flush();
 }
 
+MetricsWindow MeasuredRun::window() const {
+    return measured_window(collector_->read().store());
+}
+
 Metrics MeasuredRun::metrics() const {
     const TraceCollector::Snapshot snapshot = collector_->read();
-    const TraceStore& store = snapshot.store();
-    return compute_metrics(store, config_.batch_size,
-                           MetricsWindow{first_batch_time(store), store.last_time()});
+    return compute_metrics(snapshot.store(), config_.batch_size, measured_window(snapshot.store()));
+}
+
+MetricsWindow measured_window(const TraceStore& store) {
+    return MetricsWindow{first_batch_time(store), store.last_time()};
 }
 
 TimeNs first_batch_time(const TraceStore& store) {

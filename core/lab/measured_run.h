@@ -27,6 +27,8 @@ class MeasuredRun {
     // Once run() has returned: the trace, and its metrics from the first batch on.
     TraceCollector::Snapshot trace() const { return collector_->read(); }
     Metrics metrics() const;
+    // Where metrics() measures: from the first batch's first copy to the end of the trace.
+    MetricsWindow window() const;
 
   private:
     PipelineConfig config_;
@@ -36,6 +38,8 @@ class MeasuredRun {
 
 // When the first batch reached the GPU (its first H2D span), or 0.
 TimeNs first_batch_time(const TraceStore& store);
+// A run's measured window: from first_batch_time() to the end of the trace.
+MetricsWindow measured_window(const TraceStore& store);
 
 // Runs `config` to its end and returns its metrics: the one-call form of MeasuredRun.
 Metrics measure(const PipelineConfig& config);

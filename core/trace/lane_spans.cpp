@@ -34,6 +34,11 @@ void LaneSpans::add(const Span& span) {
     rebuild_blocks(index / kBlock);
 }
 
+void LaneSpans::assign(std::vector<Span> spans) {
+    spans_ = std::move(spans);
+    rebuild_blocks(0);
+}
+
 size_t LaneSpans::erase_ended_before(TimeNs time) {
     // Not just a prefix: a long span near the front must not shield the short ones after it.
     const size_t erased = std::erase_if(spans_, [time](const Span& s) { return s.end < time; });

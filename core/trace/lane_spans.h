@@ -20,6 +20,8 @@ class LaneSpans {
 
     // Keeps start order: appends, or inserts a late span (one that starts before the last) in place.
     void add(const Span& span);
+    // Replaces the lane with `spans`, which must be sorted by start.
+    void assign(std::vector<Span> spans);
     // Drops every span that ended before `time`; returns how many.
     size_t erase_ended_before(TimeNs time);
     void clear();

@@ -18,6 +18,8 @@ std::string lane_name(LaneKind kind, int index) {
             return "stream " + std::to_string(index) + " kernel";
         case LaneKind::d2h:
             return "stream " + std::to_string(index) + " D2H";
+        case LaneKind::count:
+            break;
     }
     return "?";
 }
@@ -47,6 +49,8 @@ int lane_sort_key(LaneKind kind, int index) {
             return 100'000 + index * 10 + 1;
         case LaneKind::d2h:
             return 100'000 + index * 10 + 2;
+        case LaneKind::count:
+            break;
     }
     return 1'000'000;
 }

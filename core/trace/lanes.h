@@ -2,16 +2,22 @@
 // Lanes are the rows of the timeline: one per host thread that the pipeline runs (the train loop,
 // each worker, the pin thread) and, under the device, one per engine and stream. A lane is identified
 // by its kind and index, so a rebuilt pipeline (live reconfiguration) draws on the same rows again.
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/trace/span.h"
 
 namespace pinscope {
 
-enum class LaneKind : uint8_t { main, worker, pin, h2d, kernel, d2h };
+enum class LaneKind : uint8_t { main, worker, pin, h2d, kernel, d2h, count };
+constexpr int kLaneKindCount = static_cast<int>(LaneKind::count);
+// How files name lane kinds (captures); never shown to people, who see lane_name().
+constexpr std::array<std::string_view, kLaneKindCount> kLaneKindKeys = {"main", "worker", "pin",
+                                                                        "h2d",  "kernel", "d2h"};
 
 enum class LaneGroup : uint8_t { host, device };
 

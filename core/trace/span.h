@@ -42,6 +42,8 @@ inline std::string_view host_memory_name(HostMemory m) {
     return kNames[static_cast<size_t>(m)];
 }
 
+constexpr uint32_t kNoName = 0;
+
 struct Span {
     TimeNs start = 0;
     TimeNs end = 0;
@@ -50,9 +52,14 @@ struct Span {
     LaneId lane = kNoLane;
     SpanKind kind = SpanKind::fetch;
     HostMemory memory = HostMemory::none;
+    // An index into the trace's string table (TraceStore::name): a kernel's or an operator's name from
+    // an imported trace. kNoName for pinscope's own spans, which their kind names. Fits in the padding
+    // that the fields above leave, so a span stays 40 bytes.
+    uint32_t name = kNoName;
 
     TimeNs duration() const { return end - start; }
 };
+static_assert(sizeof(Span) == 40, "a span's size is what a 10-million-span capture costs in memory");
 
 enum class CounterKind : uint8_t {
     outstanding_batches,  // dispatched to workers and not yet handed to the train loop

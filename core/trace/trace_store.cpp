@@ -35,6 +35,30 @@ void TraceStore::add(const Span& span) {
     if (span_count_ > limits_.max_spans) enforce_limits();
 }
 
+void TraceStore::adopt_lane(LaneId lane, std::vector<Span> spans) {
+    if (lane >= spans_.size()) spans_.resize(lane + 1);
+    const size_t replaced = spans_[lane].size();
+    for (const Span& span : spans) {
+        note_batch(span);
+        latest_ = std::max(latest_, span.end);
+        latest_span_end_ = std::max(latest_span_end_, span.end);
+    }
+    span_count_ = span_count_ - replaced + spans.size();
+    spans_[lane].assign(std::move(spans));
+    if (replaced) {
+        rebuild_batches();
+        recompute_latest();
+    }
+    if (span_count_ > limits_.max_spans) enforce_limits();
+}
+
+uint32_t TraceStore::intern(std::string_view name) {
+    if (name.empty()) return kNoName;
+    auto [at, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
+    if (added) names_.push_back(at->first);
+    return at->second;
+}
+
 void TraceStore::add(const CounterSample& sample) {
     std::vector<CounterSample>& series = counters_[static_cast<int>(sample.kind)];
     if (series.empty() || series.back().time <= sample.time) {
@@ -117,6 +141,8 @@ TimeNs TraceStore::latest_span_end() const {
 TraceStore TraceStore::extract(Interval window) const {
     TraceStore copy(TraceLimits{std::numeric_limits<size_t>::max(), std::numeric_limits<size_t>::max()});
     copy.set_lanes(lanes_);
+    copy.names_ = names_;
+    copy.name_ids_ = name_ids_;
     for (const LaneSpans& lane : spans_)
         for (const Span& span : lane.touching(window))
             if (span.end >= window.start) copy.add(span);

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/trace/interval.h"
@@ -38,6 +41,14 @@ class TraceStore {
 
     void add(const Span& span);
     void add(const CounterSample& sample);
+    // Takes a whole lane at once (a capture being loaded): `spans` sorted by start, each on `lane`. Faster
+    // than add() span by span, and the lane's earlier spans, if any, are replaced.
+    void adopt_lane(LaneId lane, std::vector<Span> spans);
+
+    // The string table that Span::name indexes; entry kNoName is "".
+    uint32_t intern(std::string_view name);
+    std::string_view name(uint32_t id) const { return id < names_.size() ? names_[id] : std::string_view(); }
+    const std::vector<std::string>& names() const { return names_; }
 
     // Every span of a lane, sorted by start. Empty for a lane that recorded nothing.
     std::span<const Span> spans(LaneId lane) const;
@@ -91,6 +102,8 @@ class TraceStore {
     TimeNs latest_ = 0;
     TimeNs latest_span_end_ = 0;
     uint64_t evicted_spans_ = 0;
+    std::vector<std::string> names_{""};
+    std::unordered_map<std::string, uint32_t> name_ids_;
 };
 
 }  // namespace pinscope

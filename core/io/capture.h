@@ -1,0 +1,90 @@
+#pragma once
+// The native capture file (.pinscope): everything a run leaves behind, to reopen on any machine.
+//
+// Layout (all fixed-width integers little-endian):
+//   file header  "PINSCOPE" | u32 format version | u32 0
+//   sections     u32 tag | u32 0 | u64 stored bytes | u64 raw bytes | a zstd frame of `stored bytes`
+//                that inflates to `raw bytes` (with zstd's content checksum)
+//     META  JSON: the writer's version, the config, the device and its calibration, the lanes, the
+//           metrics window and metrics, span and sample counts, what was lost while recording
+//     STRS  the string table that span names index (entry 0 is "", the name of unnamed spans)
+//     SPAN  a run of one lane's spans, sorted by start, as columns (columns compress far better than
+//           rows): starts as deltas, durations, batch ids as deltas, bytes, kind and memory packed in a
+//           byte, name ids. A lane longer than kSpansPerSection takes several sections, so a reader
+//           never holds more than one section's bytes twice.
+//     CNTR  the samples of one counter series: time deltas and exact doubles
+//     END.  the last section; a file without it was cut short
+//   Flows need no section: spans carry batch ids, and a batch's flow links its spans in time order.
+//
+// Reading checks every length against what is left of the file before allocating, every id against the
+// tables it indexes, and every section against its checksum: a truncated, corrupt, foreign or newer
+// file is a CaptureError that names the file and what is wrong, never a crash or a half-loaded trace.
+// Writing goes to a temporary file beside the target, synced and renamed over it: a crash or Ctrl-C
+// leaves the target as it was.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/metrics.h"
+#include "core/config/pipeline_config.h"
+#include "core/device/device.h"
+#include "core/device/gpu_trace_report.h"
+#include "core/trace/trace_store.h"
+
+namespace pinscope {
+
+constexpr uint32_t kCaptureFormatVersion = 1;
+constexpr const char* kCaptureExtension = ".pinscope";
+
+class CaptureError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// What a capture says about the run besides its spans.
+struct CaptureInfo {
+    std::string writer_version;  // the pinscope that wrote it (save_capture fills it in)
+    std::string created;         // UTC, ISO 8601 (save_capture fills it in when empty)
+    PipelineConfig config;
+    DeviceInfo device;
+    std::string device_why;
+    nlohmann::json calibration = nullptr;  // the simulated GPU's calibration file; null for a real GPU
+    MetricsWindow window;                  // where the run's metrics were measured
+    nlohmann::json metrics = nullptr;      // the run's metrics as `run --json` prints them
+    uint64_t dropped_spans = 0;            // lost by full recorder rings
+    uint64_t evicted_spans = 0;            // dropped by the live store's memory bound before saving
+    std::optional<GpuTraceReport> gpu_trace;
+};
+
+struct Capture {
+    CaptureInfo info;
+    TraceStore store{TraceLimits{SIZE_MAX, SIZE_MAX}};  // a capture is kept whole
+    std::filesystem::path path;
+    uint64_t file_bytes = 0;
+};
+
+// The metrics of a capture over its recorded window, computed from its spans as the live run did.
+Metrics capture_metrics(const Capture& capture);
+
+// Writes `store` and `info` to `path` (temporary file, fsync, rename). `progress` is told the share
+// written so far, in [0, 1]. Throws CaptureError naming the file; the target is untouched then.
+void save_capture(const std::filesystem::path& path, const TraceStore& store, const CaptureInfo& info,
+                  const std::function<void(double)>& progress = {});
+
+// Reads a capture whole. `progress` is told the share read so far and returns false to cancel (a
+// CaptureError then says so). Throws CaptureError naming the file and the problem.
+Capture load_capture(const std::filesystem::path& path, const std::function<bool(double)>& progress = {});
+
+// The same from memory (the fuzzer's entry point); `name` stands for the file in messages.
+Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name);
+
+// True when the file starts with a capture's magic: what `pinscope FILE` and a dropped file use to tell
+// a capture from a config.
+bool looks_like_capture(const std::filesystem::path& path);
+
+}  // namespace pinscope

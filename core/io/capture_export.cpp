@@ -1,0 +1,76 @@
+#include "core/io/capture_export.h"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "core/analysis/batch_table.h"
+#include "core/files/atomic_file.h"
+#include "core/io/event_stream.h"
+#include "core/io/metrics_json.h"
+
+namespace pinscope {
+namespace {
+
+void flatten(const nlohmann::json& j, const std::string& prefix, std::ostream& out) {
+    if (j.is_object()) {
+        for (const auto& [key, value] : j.items())
+            flatten(value, prefix.empty() ? key : prefix + "." + key, out);
+        return;
+    }
+    out << prefix << ',' << j.dump() << '\n';
+}
+
+}  // namespace
+
+void write_batches_csv(std::ostream& out, const TraceStore& store, Interval window) {
+    const TimeNs base = store.first_time();
+    fmt::memory_buffer text;
+    auto at = std::back_inserter(text);
+    fmt::format_to(at, "batch,start_us,end_us,latency_us");
+    for (std::string_view kind : kSpanKindNames) fmt::format_to(at, ",{}_us", kind);
+    fmt::format_to(at, ",h2d_bytes,h2d_memory\n");
+    for (const BatchRow& row : batch_rows(store, window)) {
+        fmt::format_to(at, "{},{},{},{}", row.batch, Micros{row.first_start - base},
+                       Micros{row.last_end - base}, Micros{row.last_end - row.first_start});
+        for (int kind = 0; kind < kSpanKindCount; ++kind)
+            fmt::format_to(at, ",{}", row.spans[kind] ? fmt::format("{}", Micros{row.stage_ns[kind]}) : "");
+        fmt::format_to(at, ",{},{}\n", row.h2d_bytes, host_memory_name(row.h2d_memory));
+        if (text.size() > (1 << 16)) {
+            out.write(text.data(), static_cast<std::streamsize>(text.size()));
+            text.clear();
+        }
+    }
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+void write_metrics_csv(std::ostream& out, const nlohmann::json& metrics) {
+    out << "metric,value\n";
+    flatten(metrics, "", out);
+}
+
+CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capture, Interval window) {
+    CsvFiles files{path, path};
+    files.metrics.replace_extension(".metrics.csv");
+    const bool whole = window.start == 0 && window.end == 0;
+    const Metrics metrics = whole ? capture_metrics(capture)
+                                  : compute_metrics(capture.store, capture.info.config.batch_size,
+                                                    MetricsWindow{window.start, window.end});
+    write_file_atomically(files.batches, "the batch table",
+                          [&](std::ostream& out) { write_batches_csv(out, capture.store, window); });
+    write_file_atomically(files.metrics, "the metrics",
+                          [&](std::ostream& out) { write_metrics_csv(out, metrics_json(metrics)); });
+    return files;
+}
+
+std::string capture_title(const Capture& capture) {
+    const PipelineConfig& c = capture.info.config;
+    std::string loader = c.num_workers ? fmt::format("{} workers", c.num_workers) : "no workers";
+    loader += c.pin_memory ? ", pin_memory=true" : ", pin_memory=false";
+    if (c.non_blocking) loader += ", non_blocking";
+    loader += fmt::format(", {} stream{}", c.streams, c.streams == 1 ? "" : "s");
+    return fmt::format("{} \xC2\xB7 {} \xC2\xB7 batch {} x {}", capture.info.device.name, loader,
+                       c.batch_size, c.sample_shape.to_string());
+}
+
+}  // namespace pinscope

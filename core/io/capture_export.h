@@ -1,0 +1,26 @@
+#pragma once
+// A capture for spreadsheets: the metrics as `metric,value` rows (the keys of `run --json`, nested keys
+// joined by dots) and every batch as a row of its stage latencies (batch_table.h), in microseconds
+// from the capture's first span. Also the one-line title pictures and exports put on top.
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+#include "core/io/capture.h"
+
+namespace pinscope {
+
+void write_batches_csv(std::ostream& out, const TraceStore& store, Interval window);
+void write_metrics_csv(std::ostream& out, const nlohmann::json& metrics);
+
+struct CsvFiles {
+    std::filesystem::path batches, metrics;
+};
+// Writes `path` (the batches) and, beside it, the metrics (run.csv -> run.metrics.csv), each whole or
+// not at all. `window` both 0: the whole capture (metrics over the recorded window).
+CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capture, Interval window);
+
+// "NVIDIA H100 80GB HBM3 · 4 workers, pin_memory=true, non_blocking, 2 streams · batch 256 x 3x224x224".
+std::string capture_title(const Capture& capture);
+
+}  // namespace pinscope

@@ -1,0 +1,31 @@
+#include "core/lab/session_capture.h"
+
+#include "core/device/calibration.h"
+#include "core/io/metrics_json.h"
+#include "core/lab/measured_run.h"
+
+namespace pinscope {
+
+CaptureInfo session_capture_info(const Session& session, const TraceStore& store, MetricsWindow window) {
+    const SessionStatus status = session.status();
+    CaptureInfo info;
+    info.config = status.config;
+    info.device = status.device;
+    info.device_why = status.device_why;
+    // A simulated GPU is only as good as its calibration: keep the figures it ran with, so the capture
+    // still says what was modelled after the file that held them is gone.
+    if (status.device.kind == "sim") info.calibration = calibration_file_json(status.config.calibration);
+    info.window = window;
+    info.metrics = metrics_json(compute_metrics(store, status.config.batch_size, window));
+    info.dropped_spans = session.trace().dropped();
+    info.evicted_spans = store.evicted_spans();
+    info.gpu_trace = session.gpu_trace_report();
+    return info;
+}
+
+CaptureInfo session_capture_info(const MeasuredRun& run) {
+    const TraceCollector::Snapshot snapshot = run.trace();
+    return session_capture_info(run.session(), snapshot.store(), measured_window(snapshot.store()));
+}
+
+}  // namespace pinscope

@@ -1,0 +1,16 @@
+#pragma once
+// What a capture of a session says about it besides its spans: the config in force, the device and the
+// calibration it ran with, the metrics over `window`, and what recording lost. `pinscope run --capture`
+// and the app's Save capture both describe their session this way.
+#include "core/io/capture.h"
+#include "core/pipeline/session.h"
+
+namespace pinscope {
+
+CaptureInfo session_capture_info(const Session& session, const TraceStore& store, MetricsWindow window);
+
+// The same for a run measured as `pinscope run` measures it, over the run's measured window.
+class MeasuredRun;
+CaptureInfo session_capture_info(const MeasuredRun& run);
+
+}  // namespace pinscope

@@ -1,0 +1,283 @@
+// The capture file: what goes in comes back exactly, a run survives save and open to the nanosecond, and
+// no damaged file gets past the reader.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/config/config_json.h"
+#include "core/io/capture.h"
+#include "core/io/chrome_trace.h"
+#include "core/io/metrics_json.h"
+#include "core/lab/measured_run.h"
+#include "core/lab/session_capture.h"
+#include "tests/sim_configs.h"
+
+using namespace pinscope;
+
+namespace {
+
+constexpr TimeNs kBase = 1'700'000'000'123'456'789;  // a steady_clock reading of a long-running machine
+
+std::filesystem::path temp_path(const std::string& name) {
+    return std::filesystem::temp_directory_path() / ("pinscope_capture_test_" + name);
+}
+
+// Every field of every span, in lane order: two stores hold the same trace when these are equal.
+std::vector<std::tuple<TimeNs, TimeNs, int64_t, uint64_t, LaneId, int, int, std::string>> rows(
+    const TraceStore& s) {
+    std::vector<std::tuple<TimeNs, TimeNs, int64_t, uint64_t, LaneId, int, int, std::string>> out;
+    for (const LaneInfo& lane : s.lanes())
+        for (const Span& x : s.spans(lane.id))
+            out.emplace_back(x.start, x.end, x.batch, x.bytes, x.lane, int(x.kind), int(x.memory),
+                             std::string(s.name(x.name)));
+    return out;
+}
+
+std::vector<std::tuple<TimeNs, double, int>> samples(const TraceStore& s) {
+    std::vector<std::tuple<TimeNs, double, int>> out;
+    for (int k = 0; k < kCounterKindCount; ++k)
+        for (const CounterSample& c : s.counters(CounterKind(k))) out.emplace_back(c.time, c.value, k);
+    return out;
+}
+
+// A store with what real traces have and what they rarely have: overlapping spans, a span recorded
+// with its end before its start, spans without a batch, names, big byte counts, every kind and memory.
+TraceStore varied_store() {
+    LaneRegistry registry;
+    const LaneId main = registry.lane(LaneKind::main);
+    const LaneId worker = registry.lane(LaneKind::worker, 3);
+    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    const LaneId kernel = registry.lane(LaneKind::kernel, 0);
+    registry.lane(LaneKind::d2h, 1);  // a lane that never recorded
+    TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
+    store.set_lanes(registry.snapshot());
+    std::mt19937_64 random(7);
+    const uint32_t gemm = store.intern("sm90_xmma_gemm_bf16 \"quoted\" \xce\xbb");
+    for (int b = 0; b < 500; ++b) {
+        const TimeNs t = kBase + b * 10'000 + static_cast<TimeNs>(random() % 300);
+        store.add(Span{t, t + 4'000, b, 0, worker, SpanKind::fetch});
+        store.add(Span{t + 4'000, t + 4'500, kNoBatch, 0, main, SpanKind::wait});
+        store.add(Span{t + 4'500, t + 6'500, b, (1ull << 40) + b, h2d, SpanKind::h2d,
+                       b % 3 ? HostMemory::pinned : HostMemory::pageable});
+        store.add(Span{t + 5'000, t + 7'000, b, 77, h2d, SpanKind::h2d, HostMemory::pinned});  // overlaps
+        store.add(Span{t + 6'500, t + 9'000, b, 0, kernel, SpanKind::kernel, HostMemory::none,
+                       b % 2 ? gemm : kNoName});
+        store.add(CounterSample{t, double(b % 5), CounterKind::outstanding_batches});
+        store.add(CounterSample{t + 1, 1.5e9 + b * 0.25, CounterKind::pinned_bytes});
+    }
+    store.add(Span{kBase + 20, kBase + 10, 3, 0, main, SpanKind::sync});  // end before start
+    return store;
+}
+
+CaptureInfo varied_info() {
+    CaptureInfo info;
+    info.config = testing::tiny_run(40);
+    info.config.num_workers = 5;
+    info.device = DeviceInfo{"cuda", "NVIDIA H100 80GB HBM3", 3, 53.1, 54.6, 85'000'000'000};
+    info.device_why = "asked for cuda";
+    info.window = {kBase + 5'000, kBase + 4'000'000};
+    info.metrics = {{"samples_per_s", 1234.5}};
+    info.dropped_spans = 2;
+    info.gpu_trace = GpuTraceReport{true, "GPU spans from CUPTI", 1000, 1, 2, 3};
+    info.created = "2026-11-23T10:00:00Z";
+    return info;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string capture_bytes(const TraceStore& store, const CaptureInfo& info) {
+    const std::filesystem::path path = temp_path("bytes.pinscope");
+    save_capture(path, store, info);
+    std::string bytes = read_file(path);
+    std::filesystem::remove(path);
+    return bytes;
+}
+
+Capture load_bytes(const std::string& bytes) {
+    return load_capture_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "test.pinscope");
+}
+
+}  // namespace
+
+TEST_CASE("a capture gives back every span, sample, lane and name exactly, and what the run was") {
+    const TraceStore store = varied_store();
+    const CaptureInfo info = varied_info();
+    const std::filesystem::path path = temp_path("varied.pinscope");
+    save_capture(path, store, info);
+    const Capture capture = load_capture(path);
+    std::filesystem::remove(path);
+
+    CHECK(capture.store.span_count() == store.span_count());
+    CHECK(rows(capture.store) == rows(store));
+    CHECK(samples(capture.store) == samples(store));
+    REQUIRE(capture.store.lanes().size() == store.lanes().size());
+    for (size_t i = 0; i < store.lanes().size(); ++i) {
+        CHECK(capture.store.lanes()[i].name == store.lanes()[i].name);
+        CHECK(capture.store.lanes()[i].kind == store.lanes()[i].kind);
+        CHECK(capture.store.lanes()[i].index == store.lanes()[i].index);
+        CHECK(capture.store.lanes()[i].group == store.lanes()[i].group);
+        CHECK(capture.store.lanes()[i].sort_key == store.lanes()[i].sort_key);
+    }
+    CHECK(capture.store.first_time() == store.first_time());
+    CHECK(capture.store.last_time() == store.last_time());
+    CHECK(capture.store.batch_extent(250)->first_start == store.batch_extent(250)->first_start);
+
+    CHECK(config_to_json(capture.info.config) == config_to_json(info.config));
+    CHECK(capture.info.device.name == "NVIDIA H100 80GB HBM3");
+    CHECK(capture.info.device.memory_bytes == 85'000'000'000);
+    CHECK(capture.info.device.h2d_peak_gbps == 53.1);
+    CHECK(capture.info.window.start == info.window.start);
+    CHECK(capture.info.window.end == info.window.end);
+    CHECK(capture.info.metrics == info.metrics);
+    CHECK(capture.info.dropped_spans == 2);
+    REQUIRE(capture.info.gpu_trace.has_value());
+    CHECK(capture.info.gpu_trace->uncorrelated == 3);
+    CHECK(capture.info.created == "2026-11-23T10:00:00Z");
+    CHECK(!capture.info.writer_version.empty());
+}
+
+TEST_CASE("a lane longer than one section comes back whole and in order") {
+    LaneRegistry registry;
+    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
+    store.set_lanes(registry.snapshot());
+    const int64_t n = (1 << 20) + 12'345;  // past kSpansPerSection
+    for (int64_t i = 0; i < n; ++i)
+        store.add(Span{kBase + i * 100, kBase + i * 100 + 60, i, 4096, h2d, SpanKind::h2d});
+    const Capture capture = load_bytes(capture_bytes(store, CaptureInfo{}));
+    REQUIRE(capture.store.span_count() == static_cast<size_t>(n));
+    const std::span<const Span> spans = capture.store.spans(h2d);
+    CHECK(spans[(1 << 20) - 1].batch == (1 << 20) - 1);
+    CHECK(spans[1 << 20].start == kBase + (int64_t{1} << 20) * 100);
+    CHECK(spans.back().end == kBase + (n - 1) * 100 + 60);
+}
+
+TEST_CASE("a run saved and opened has the same span count, metrics to the nanosecond and Chrome export") {
+    MeasuredRun run(testing::tiny_run(60));
+    run.run();
+    const CaptureInfo info = session_capture_info(run);
+    const Metrics live = run.metrics();
+    const std::filesystem::path path = temp_path("run.pinscope");
+    std::string live_export;
+    {
+        const TraceCollector::Snapshot snapshot = run.trace();
+        save_capture(path, snapshot.store(), info);
+        const Capture capture = load_capture(path);
+        CHECK(capture.store.span_count() == snapshot->span_count());
+        CHECK(rows(capture.store) == rows(snapshot.store()));
+
+        const Metrics opened = capture_metrics(capture);
+        CHECK(opened.start == live.start);
+        CHECK(opened.end == live.end);
+        CHECK(opened.batches == live.batches);
+        CHECK(opened.h2d_bytes == live.h2d_bytes);
+        CHECK(metrics_json(opened) == metrics_json(live));
+        CHECK(capture.info.metrics == metrics_json(live));
+        CHECK(capture.info.device.kind == "sim");
+        CHECK(capture.info.calibration.contains("copy_bandwidth_GBps"));
+
+        ExportInfo live_info{info.device.name, "pinscope", config_to_json(info.config), metrics_json(live)};
+        std::ostringstream a, b;
+        write_chrome_trace(a, snapshot.store(), live_info);
+        ExportInfo opened_info{capture.info.device.name, "pinscope", config_to_json(capture.info.config),
+                               metrics_json(opened)};
+        write_chrome_trace(b, capture.store, opened_info);
+        CHECK(a.str().size() > 10'000);
+        CHECK(a.str() == b.str());
+    }
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a failed save leaves the existing file as it was and no temporary behind") {
+    const std::filesystem::path folder = temp_path("atomic");
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    const std::filesystem::path path = folder / "keep.pinscope";
+    write_file(path, "the old contents");
+    const TraceStore store = varied_store();
+    CHECK_THROWS_AS(save_capture(path, store, varied_info(),
+                                 [](double share) {
+                                     if (share > 0) throw CaptureError("interrupted");
+                                 }),
+                    CaptureError);
+    CHECK(read_file(path) == "the old contents");
+    CHECK(std::distance(std::filesystem::directory_iterator(folder), std::filesystem::directory_iterator()) ==
+          1);
+    save_capture(path, store, varied_info());
+    CHECK(load_capture(path).store.span_count() == store.span_count());
+    CHECK(std::distance(std::filesystem::directory_iterator(folder), std::filesystem::directory_iterator()) ==
+          1);
+    std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a capture cut short anywhere is an error that says so, never a crash or a partial trace") {
+    const std::string bytes = capture_bytes(varied_store(), varied_info());
+    for (size_t length = 0; length < bytes.size(); length += 1 + length / 16) {
+        CAPTURE(length);
+        try {
+            load_bytes(bytes.substr(0, length));
+            FAIL("a capture cut at byte ", length, " opened");
+        } catch (const CaptureError& e) {
+            const std::string message = e.what();
+            CHECK(message.rfind("test.pinscope: ", 0) == 0);
+            CHECK(message.find('\n') == std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("a capture with any byte changed opens exactly as written or is an error, never a crash") {
+    const TraceStore store = varied_store();
+    const std::string bytes = capture_bytes(store, varied_info());
+    std::mt19937 random(11);
+    int errors = 0, opened = 0;
+    for (size_t at = 0; at < bytes.size(); at += 1 + at / 64) {
+        std::string damaged = bytes;
+        damaged[at] = static_cast<char>(damaged[at] ^ (1 + random() % 255));
+        try {
+            const Capture capture = load_bytes(damaged);
+            // Only the reserved header words are not checked; a change there changes nothing else.
+            CHECK(rows(capture.store) == rows(store));
+            ++opened;
+        } catch (const CaptureError&) {
+            ++errors;
+        }
+    }
+    CHECK(errors > 100);
+    MESSAGE(errors, " damaged files refused, ", opened, " changed only reserved bytes");
+}
+
+TEST_CASE("files that are not captures, or are from a newer pinscope, say what they are") {
+    const std::filesystem::path path = temp_path("foreign.pinscope");
+    write_file(path, R"({"num_workers": 4})");
+    CHECK(!looks_like_capture(path));
+    try {
+        load_capture(path);
+        FAIL("a config opened as a capture");
+    } catch (const CaptureError& e) {
+        CHECK(std::string(e.what()) ==
+              path.string() + ": not a pinscope capture (it does not start with \"PINSCOPE\")");
+    }
+    std::string newer = capture_bytes(varied_store(), varied_info());
+    CHECK(load_bytes(newer).store.span_count() > 0);
+    newer[8] = 2;
+    write_file(path, newer);
+    CHECK(looks_like_capture(path));
+    CHECK_THROWS_WITH_AS(load_capture(path), doctest::Contains("newer pinscope (capture format 2"),
+                         CaptureError);
+    CHECK_THROWS_WITH_AS(load_capture(temp_path("missing.pinscope")), doctest::Contains("no such file"),
+                         CaptureError);
+    std::filesystem::remove(path);
+}
