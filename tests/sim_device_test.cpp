@@ -390,6 +390,31 @@ TEST_CASE("a calibration file with a missing direction is rejected with a clear 
     CHECK_THROWS_AS(load_calibration("/nonexistent/cal.json"), CalibrationError);
 }
 
+TEST_CASE(
+    "a calibration field of the wrong type or a copy of 0 MB is an error, and no key crashes the reader") {
+    const auto with = [](const char* key, nlohmann::json value) {
+        auto json = nlohmann::json::parse(R"({"copy_bandwidth_GBps": {"h2d_pinned_1MB": 20,
+            "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21, "d2h_pageable_1MB": 6}})");
+        if (std::string(key).ends_with("MB"))
+            json["copy_bandwidth_GBps"][key] = value;
+        else
+            json[key] = value;
+        return json;
+    };
+    CHECK_THROWS_WITH_AS(calibration_from_json(with("name", 2.5), "x.json"),
+                         "calibration x.json: name should be a string.", CalibrationError);
+    CHECK_THROWS_WITH_AS(calibration_from_json(with("copy_engines", "3"), "x.json"),
+                         "calibration x.json: copy_engines should be between 1 and 16.", CalibrationError);
+    CHECK_THROWS_AS(calibration_from_json(with("copy_engines", 1e30), "x.json"), CalibrationError);
+    // A point at 0 bytes made the curve between it and the next size NaN.
+    CHECK_THROWS_WITH_AS(calibration_from_json(with("h2d_pinned_0MB", 30), "x.json"),
+                         doctest::Contains("\"h2d_pinned_0MB\" should be for a copy of at least 1 MB"),
+                         CalibrationError);
+    // std::regex recursed once per digit and overflowed the stack; so long a key is not a figure.
+    const std::string long_key = "h2d_pinned_" + std::string(60'000, '1') + "MB";
+    CHECK(calibration_from_json(with(long_key.c_str(), 30), "x.json").h2d_pinned.points().size() == 1);
+}
+
 TEST_CASE("the anchors file of the H100 loads as a calibration") {
     // shared/anchors has the same keys; the built-in copy adds copy_engines and latency.
     const Calibration& cal = builtin_calibration();

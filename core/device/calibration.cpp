@@ -49,32 +49,43 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     if (!j.is_object() || !j.contains("copy_bandwidth_GBps") || !j["copy_bandwidth_GBps"].is_object())
         throw fail("no \"copy_bandwidth_GBps\" object; measure one with `pinscope probe` on the GPU.");
 
+    // Optional fields: the fallback when absent, a CalibrationError naming the key when of another type
+    // or out of range (checked before any conversion to int).
+    auto text = [&](const char* key, std::string fallback) {
+        if (!j.contains(key)) return fallback;
+        if (!j[key].is_string()) throw fail(fmt::format("{} should be a string.", key));
+        return j[key].get<std::string>();
+    };
+    auto number = [&](const char* key, double fallback, double min, double max) {
+        if (!j.contains(key)) return fallback;
+        if (!j[key].is_number() || j[key].get<double>() < min || j[key].get<double>() > max)
+            throw fail(fmt::format("{} should be between {} and {}.", key, min, max));
+        return j[key].get<double>();
+    };
     Calibration c;
     c.source = source;
-    c.name = j.value("name", std::string("unnamed GPU"));
-    c.measured_on = j.value("measured_on", std::string());
-    c.copy_engines = j.value("copy_engines", 3);
-    c.copy_latency_us = j.value("copy_latency_us", 0.0);
-    if (c.copy_engines < 1 || c.copy_engines > 16) throw fail("copy_engines should be between 1 and 16.");
-    if (c.copy_latency_us < 0 || c.copy_latency_us > 1000)
-        throw fail("copy_latency_us should be between 0 and 1000.");
-    c.pageable_copy_latency_us = j.value("pageable_copy_latency_us", c.copy_latency_us);
-    if (c.pageable_copy_latency_us < 0 || c.pageable_copy_latency_us > 1000)
-        throw fail("pageable_copy_latency_us should be between 0 and 1000.");
-    c.host_call_us = j.value("host_call_us", 0.0);
-    if (c.host_call_us < 0 || c.host_call_us > 1000) throw fail("host_call_us should be between 0 and 1000.");
+    c.name = text("name", "unnamed GPU");
+    c.measured_on = text("measured_on", "");
+    c.copy_engines = static_cast<int>(number("copy_engines", 3, 1, 16));
+    c.copy_latency_us = number("copy_latency_us", 0, 0, 1000);
+    c.pageable_copy_latency_us = number("pageable_copy_latency_us", c.copy_latency_us, 0, 1000);
+    c.host_call_us = number("host_call_us", 0, 0, 1000);
 
     std::vector<CopyCurve::Point> points[4];  // h2d pinned, h2d pageable, d2h pinned, d2h pageable
     static const std::regex key_pattern(R"((h2d|d2h)_(pinned|pageable)_(\d+)MB)");
     const auto& bw = j["copy_bandwidth_GBps"];
     for (const auto& [key, value] : bw.items()) {
         std::smatch m;
-        if (!std::regex_match(key, m, key_pattern))
-            continue;  // other figures (bidir, host memcpy) are read below
+        // Other figures (bidir, host memcpy) are read below. std::regex recurses once per character, so
+        // a key thousands of digits long would overflow the stack: no size takes more than 17 digits.
+        if (key.size() > 32 || !std::regex_match(key, m, key_pattern)) continue;
         if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 10'000)
             throw fail(fmt::format("\"{}\" should be a positive bandwidth in GB/s.", key));
+        // A copy of 0 bytes has no bandwidth: the curve could not interpolate from it.
+        const double mib = std::stod(m[3]);
+        if (mib < 1) throw fail(fmt::format("\"{}\" should be for a copy of at least 1 MB.", key));
         const int slot = (m[1] == "d2h" ? 2 : 0) + (m[2] == "pageable" ? 1 : 0);
-        points[slot].push_back({std::stod(m[3]) * 1024.0 * 1024.0, value.get<double>()});
+        points[slot].push_back({mib * 1024.0 * 1024.0, value.get<double>()});
     }
     const char* names[4] = {"h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable"};
     for (int i = 0; i < 4; ++i)
