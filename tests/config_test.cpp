@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -112,6 +113,10 @@ TEST_CASE("sample_shape needs 1 to 4 positive sizes and a batch under 4 GiB") {
     CHECK(error_names(c, "sample_shape"));
     c.sample_shape.dims = {3, 4096, 4096};  // 192 MiB a sample, 12 GiB a batch of 64
     CHECK(error_names(c, "sample_shape"));
+    // Each size is allowed, but together they make 2^80 elements: too big a batch, not an overflow.
+    c = config_from_json(nlohmann::json::parse(R"({"sample_shape": "1048576x1048576x1048576x1048576"})"));
+    CHECK(c.sample_shape.elements() == std::numeric_limits<int64_t>::max());
+    CHECK(only_error_of(c).find("sample_shape=1048576x1048576x1048576x1048576: a batch of 64 samples") == 0);
 }
 
 TEST_CASE("per-sample and kernel times must be non-negative and finite") {
@@ -247,6 +252,12 @@ TEST_CASE("unknown keys and wrong types in a config name the key") {
     CHECK(error_of(R"({"pin_mode": "sideways"})").find("\"pin_mode\" should be one of") != std::string::npos);
     CHECK(error_of(R"({"sample_shape": "3by4"})").find("\"sample_shape\"") != std::string::npos);
     CHECK(error_of(R"([1, 2])").find("should be a JSON object") != std::string::npos);
+    CHECK(error_of(R"({"batch_size": [64]})") ==
+          R"(config key "batch_size" should be an integer, not an array.)");
+    // Named, not printed: printing it recursed once per level of nesting and overflowed the stack.
+    const std::string deep =
+        R"({"kernel_us": )" + std::string(200'000, '[') + std::string(200'000, ']') + "}";
+    CHECK(error_of(deep.c_str()) == R"(config key "kernel_us" should be a number, not an array.)");
 }
 
 TEST_CASE("a malformed config file is an error with its line and column") {

@@ -26,6 +26,10 @@ constexpr std::string_view kShapeProblem =
 }  // namespace
 
 void wrong_type(const json& value, std::string_view expected) {
+    // An array or object is named, not printed: it may be long, and dump() recurses once per level of
+    // nesting, so a file nested a hundred thousand levels deep would overflow the stack.
+    if (value.is_structured())
+        throw KnobValueError(fmt::format("should be {}, not {}", expected, json_type_name(value)));
     throw KnobValueError(
         fmt::format("should be {}, not {} ({})", expected, json_type_name(value), value.dump()));
 }

@@ -1,12 +1,16 @@
 #include "core/config/pipeline_config.h"
 
 #include <charconv>
+#include <limits>
 
 namespace pinscope {
 
 int64_t SampleShape::elements() const {
+    // Saturates instead of overflowing: shape_rule allows four sizes of 2^20, 2^80 elements, and
+    // validate() must still be able to say that such a batch is too big.
     int64_t n = 1;
-    for (int64_t d : dims) n *= d;
+    for (int64_t d : dims)
+        if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
     return dims.empty() ? 0 : n;
 }
 
