@@ -7,6 +7,8 @@
 #include <random>
 #include <sstream>
 
+#include <zstd.h>
+
 #include "core/config/config_json.h"
 #include "core/io/capture.h"
 #include "core/io/chrome_trace.h"
@@ -108,6 +110,57 @@ std::string capture_bytes(const TraceStore& store, const CaptureInfo& info) {
 
 Capture load_bytes(const std::string& bytes) {
     return load_capture_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "test.pinscope");
+}
+
+// A capture's sections as tag and inflated bytes, and back again: to make files no writer makes.
+struct RawSection {
+    std::string tag, raw;
+};
+
+uint64_t get_le(const std::string& bytes, size_t at) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[at + i])) << (8 * i);
+    return v;
+}
+
+std::string le(uint64_t v, int bytes) {
+    std::string out;
+    for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+    return out;
+}
+
+std::vector<RawSection> split_sections(const std::string& file) {
+    std::vector<RawSection> sections;
+    for (size_t at = 16; at < file.size();) {
+        const uint64_t stored = get_le(file, at + 8), raw = get_le(file, at + 16);
+        RawSection section{file.substr(at, 4), std::string(raw, '\0')};
+        if (stored > 0)
+            REQUIRE(ZSTD_decompress(section.raw.data(), raw, file.data() + at + 24, stored) == raw);
+        sections.push_back(std::move(section));
+        at += 24 + stored;
+    }
+    return sections;
+}
+
+std::string join_sections(const std::string& file_header, const std::vector<RawSection>& sections) {
+    std::string file = file_header.substr(0, 16);
+    for (const RawSection& s : sections) {
+        std::string stored;
+        if (!s.raw.empty()) {
+            stored.resize(ZSTD_compressBound(s.raw.size()));
+            stored.resize(ZSTD_compress(stored.data(), stored.size(), s.raw.data(), s.raw.size(), 1));
+        }
+        file += s.tag + le(0, 4) + le(stored.size(), 8) + le(s.raw.size(), 8) + stored;
+    }
+    return file;
+}
+
+// A varint as the capture writes it.
+std::string varint(uint64_t v) {
+    std::string out;
+    for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>(v | 0x80));
+    out.push_back(static_cast<char>(v));
+    return out;
 }
 
 }  // namespace
@@ -280,4 +333,60 @@ TEST_CASE("files that are not captures, or are from a newer pinscope, say what t
     CHECK_THROWS_WITH_AS(load_capture(temp_path("missing.pinscope")), doctest::Contains("no such file"),
                          CaptureError);
     std::filesystem::remove(path);
+}
+
+// Files made by hand, a few KiB each, that inflate to what no run writes: fuzz_capture crashed on them or
+// took seconds and gigabytes over each before the reader refused them.
+TEST_CASE("a hostile capture of a few KiB is an error at once, not gigabytes, seconds or a stack overflow") {
+    const std::string file = capture_bytes(varied_store(), varied_info());
+    std::vector<RawSection> sections = split_sections(file);
+    REQUIRE(sections[0].tag == "META");
+    REQUIRE(sections[1].tag == "STRS");
+    const auto error_with = [&](std::vector<RawSection> changed) -> std::string {
+        const std::string hostile = join_sections(file, changed);
+        CHECK(hostile.size() < 64 * 1024);
+        try {
+            load_bytes(hostile);
+        } catch (const CaptureError& e) {
+            return e.what();
+        }
+        return "it opened";
+    };
+
+    // 50 million empty names: 1.6 GB of strings before the first repeat was noticed.
+    std::vector<RawSection> repeats = sections;
+    repeats[1].raw = varint(50'000'000) + std::string(50'000'000, '\0');
+    CHECK(error_with(repeats) ==
+          "test.pinscope: section STRS is malformed: the string table holds a name twice");
+
+    // A calibration nested 200,000 levels deep: copying it recursed once per level.
+    std::vector<RawSection> deep = sections;
+    nlohmann::json meta = nlohmann::json::parse(deep[0].raw);
+    meta["calibration"] = "deep";
+    deep[0].raw = meta.dump();
+    deep[0].raw.replace(deep[0].raw.find("\"deep\""), 6,
+                        std::string(200'000, '[') + std::string(200'000, ']'));
+    CHECK(error_with(deep) == "test.pinscope: its header (META) nests deeper than 32 levels");
+
+    // A 60 MB header is refused before it is parsed: 30 million numbers took seconds and a gigabyte.
+    std::vector<RawSection> big = sections;
+    meta = nlohmann::json::parse(big[0].raw);
+    meta["metrics"] = std::string(60'000'000, 'x');
+    big[0].raw = meta.dump();
+    CHECK(error_with(big).find("its header (META) is 600") != std::string::npos);
+}
+
+TEST_CASE("batch ids may skip a few batches but not spread wider than the spans could cover") {
+    LaneRegistry registry;
+    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
+    store.set_lanes(registry.snapshot());
+    store.add(Span{kBase, kBase + 10, 0, 0, h2d, SpanKind::h2d});
+    store.add(Span{kBase + 20, kBase + 30, 1'000, 0, h2d, SpanKind::h2d});  // batches lost while recording
+    CHECK(load_bytes(capture_bytes(store, CaptureInfo{})).store.span_count() == 2);
+    // Two spans 2^20 batches apart: the batch index would hold every batch between them.
+    store.add(Span{kBase + 40, kBase + 50, 1 << 20, 0, h2d, SpanKind::h2d});
+    CHECK_THROWS_WITH_AS(load_bytes(capture_bytes(store, CaptureInfo{})),
+                         doctest::Contains("spread from 0 to 1048576, wider than its 3 spans could cover"),
+                         CaptureError);
 }

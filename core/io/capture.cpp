@@ -382,9 +382,24 @@ struct Meta {
     uint64_t spans = 0, counter_samples = 0;
 };
 
+// META is a few KiB of JSON (65,535 lanes would take under 8 MiB) nested a few levels deep. A bigger
+// one would take seconds and gigabytes to parse, and a deeper one would overflow the stack where
+// nlohmann::json copies it (it recurses once per level): only a hostile file has either.
+constexpr size_t kMaxMetaBytes = 16 << 20;
+constexpr int kMaxMetaDepth = 32;
+
 Meta meta_from_json(const std::vector<uint8_t>& raw) {
-    nlohmann::json j = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
+    if (raw.size() > kMaxMetaBytes)
+        throw CaptureError(fmt::format("its header (META) is {} bytes, more than any capture's", raw.size()));
+    int depth = 0;
+    const auto note_depth = [&](int d, nlohmann::json::parse_event_t, nlohmann::json&) {
+        depth = std::max(depth, d);
+        return true;
+    };
+    nlohmann::json j = nlohmann::json::parse(raw.begin(), raw.end(), note_depth, false);
     if (j.is_discarded()) throw CaptureError("its header (META) is not valid JSON");
+    if (depth > kMaxMetaDepth)
+        throw CaptureError(fmt::format("its header (META) nests deeper than {} levels", kMaxMetaDepth));
     const MetaReader r(j);
     if (r.text("format") != "pinscope-capture") throw CaptureError("its header is not a pinscope capture's");
     Meta meta;
@@ -423,8 +438,10 @@ Meta meta_from_json(const std::vector<uint8_t>& raw) {
 //------------------------------------------------------------------------------------------------------------
 
 // Batch ids run from kNoBatch up; a hostile id far from the rest must not make the store's batch index
-// allocate for the gap.
+// (24 bytes a batch) allocate for the gap. Every batch of a run between its first and its last has spans,
+// so the ids spread no wider than the spans are many, give or take batches whose spans were all lost.
 constexpr int64_t kMaxBatchSpread = 1 << 26;
+constexpr int64_t kBatchGapSlack = 1 << 16;
 
 std::vector<uint8_t> encode_strings(const std::vector<std::string>& names) {
     std::vector<uint8_t> out;
@@ -436,15 +453,18 @@ std::vector<uint8_t> encode_strings(const std::vector<std::string>& names) {
     return out;
 }
 
-std::vector<std::string> decode_strings(const std::vector<uint8_t>& raw) {
+// Interns the table into `store` name by name, so that its ids are the file's; returns how many. A name
+// that repeats (or an empty one past the first) is an error at once: a few KiB that inflate to millions
+// of repeats must not be held as millions of strings first.
+size_t decode_strings(const std::vector<uint8_t>& raw, TraceStore& store) {
     varint::Reader in(raw.data(), raw.size());
     const uint64_t count = in.get_count("the string count");
-    std::vector<std::string> names;
-    names.reserve(count);
-    for (uint64_t i = 0; i < count; ++i) names.emplace_back(in.text(in.get("a string's length"), "a string"));
-    if (names.empty() || !names[0].empty())
+    if (count == 0 || in.get("a string's length") != 0)
         throw varint::FormatError("the string table does not start with \"\"");
-    return names;
+    for (uint64_t i = 1; i < count; ++i)
+        if (store.intern(in.text(in.get("a string's length"), "a string")) != i)
+            throw varint::FormatError("the string table holds a name twice");
+    return count;
 }
 
 // The six columns of a run of spans.
@@ -653,11 +673,7 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
         try {
             if (section.tag == kStrings) {
                 if (have_strings) throw varint::FormatError("a second string table");
-                std::vector<std::string> names = decode_strings(section.raw);
-                limits.names = names.size();
-                for (size_t i = 1; i < names.size(); ++i)
-                    if (capture.store.intern(names[i]) != i)
-                        throw varint::FormatError("the string table holds a name twice");
+                limits.names = decode_strings(section.raw, capture.store);
                 have_strings = true;
             } else if (section.tag == kSpans) {
                 if (!have_strings) throw varint::FormatError("spans before the string table");
@@ -679,9 +695,11 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
         throw CaptureError(
             fmt::format("it holds {} spans and {} counter samples where its header says {} and {}",
                         spans_read, samples_read, meta.spans, meta.counter_samples));
-    if (batches.max != kNoBatch && batches.max - batches.min > kMaxBatchSpread)
+    const int64_t max_spread = std::min(kMaxBatchSpread, static_cast<int64_t>(spans_read) + kBatchGapSlack);
+    if (batches.max != kNoBatch && batches.max - batches.min > max_spread)
         throw CaptureError(
-            fmt::format("its batch ids spread from {} to {}, wider than any run", batches.min, batches.max));
+            fmt::format("its batch ids spread from {} to {}, wider than its {} spans could cover",
+                        batches.min, batches.max, spans_read));
 
     for (size_t id = 0; id < lanes.size(); ++id) {
         std::vector<Span>& spans = lanes[id];
