@@ -11,7 +11,8 @@
 namespace pinscope {
 
 struct MetricComparison {
-    std::string name;  // "samples/s", "H2D while copying", ...
+    std::string name;        // "samples/s", "H2D while copying", ...
+    std::string short_name;  // as the app's metric tiles title it: "H2D copying", "copy busy", ...
     enum class Unit { rate, gbps, share, micros } unit = Unit::rate;
     double a = 0, b = 0;
     std::string a_text, b_text;  // formatted as everywhere else (format_gbps, format_share, ...)

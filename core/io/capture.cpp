@@ -90,40 +90,42 @@ struct CompressContext {
     }
 };
 
-// Writes sections to a stream, and the share of the work done to `progress`.
+std::string file_header_bytes(uint32_t version) {
+    std::string header(kMagic, sizeof kMagic);
+    put_le(header, version, 4);
+    put_le(header, 0, 4);
+    return header;
+}
+
+std::string section_header_bytes(uint32_t section_tag, uint64_t stored, uint64_t raw) {
+    std::string header;
+    put_le(header, section_tag, 4);
+    put_le(header, 0, 4);
+    put_le(header, stored, 8);
+    put_le(header, raw, 8);
+    return header;
+}
+
+// One section, header and zstd frame, ready to write.
+std::string section_bytes(CompressContext& zstd, uint32_t section_tag, const void* raw, size_t raw_size) {
+    std::string stored(ZSTD_compressBound(raw_size), '\0');
+    const size_t size = ZSTD_compress2(zstd.ctx.get(), stored.data(), stored.size(), raw, raw_size);
+    if (ZSTD_isError(size)) throw CaptureError(fmt::format("zstd: {}", ZSTD_getErrorName(size)));
+    stored.resize(size);
+    return section_header_bytes(section_tag, stored.size(), raw_size) + stored;
+}
+
+// Writes sections to a stream.
 class SectionWriter {
   public:
-    explicit SectionWriter(std::ostream& out) : out_(out) {
-        std::string header(kMagic, sizeof kMagic);
-        put_le(header, kCaptureFormatVersion, 4);
-        put_le(header, 0, 4);
-        write(header);
-    }
+    explicit SectionWriter(std::ostream& out) : out_(out) { write(file_header_bytes(kCaptureFormatVersion)); }
 
     void section(uint32_t section_tag, const std::vector<uint8_t>& raw) {
-        std::string stored(ZSTD_compressBound(raw.size()), '\0');
-        const size_t size =
-            ZSTD_compress2(zstd_.ctx.get(), stored.data(), stored.size(), raw.data(), raw.size());
-        if (ZSTD_isError(size)) throw CaptureError(fmt::format("zstd: {}", ZSTD_getErrorName(size)));
-        stored.resize(size);
-        std::string header;
-        put_le(header, section_tag, 4);
-        put_le(header, 0, 4);
-        put_le(header, stored.size(), 8);
-        put_le(header, raw.size(), 8);
-        write(header);
-        write(stored);
+        write(section_bytes(zstd_, section_tag, raw.data(), raw.size()));
     }
 
     // The END section: a header and nothing else.
-    void end() {
-        std::string header;
-        put_le(header, kEnd, 4);
-        put_le(header, 0, 4);
-        put_le(header, 0, 8);
-        put_le(header, 0, 8);
-        write(header);
-    }
+    void end() { write(section_header_bytes(kEnd, 0, 0)); }
 
   private:
     void write(const std::string& bytes) {
@@ -773,6 +775,26 @@ Capture load_capture(const std::filesystem::path& path, const std::function<bool
         throw CaptureError(file_problem(path, "does not fit in memory"));
     }
 }
+
+namespace capture_format {
+
+std::string file_header(uint32_t version) {
+    return file_header_bytes(version);
+}
+
+std::string section(std::string_view tag, std::string_view raw) {
+    if (tag.size() != 4) throw std::invalid_argument("a section tag has four characters");
+    uint32_t section_tag = 0;
+    for (int i = 0; i < 4; ++i) section_tag |= static_cast<uint32_t>(static_cast<uint8_t>(tag[i])) << (8 * i);
+    CompressContext zstd;
+    return section_bytes(zstd, section_tag, raw.data(), raw.size());
+}
+
+std::string end() {
+    return section_header_bytes(kEnd, 0, 0);
+}
+
+}  // namespace capture_format
 
 bool looks_like_capture(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);

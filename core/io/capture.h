@@ -27,6 +27,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +83,15 @@ Capture load_capture(const std::filesystem::path& path, const std::function<bool
 
 // The same from memory (the fuzzer's entry point); `name` stands for the file in messages.
 Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name);
+
+// The container's pieces, for tests and tools that make capture files by hand (damaged ones included):
+// the file header with a format version, one section (`tag` is four characters, `raw` its contents
+// before compression), and the END section.
+namespace capture_format {
+std::string file_header(uint32_t version = kCaptureFormatVersion);
+std::string section(std::string_view tag, std::string_view raw);
+std::string end();
+}  // namespace capture_format
 
 // True when the file starts with a capture's magic: what `pinscope FILE` and a dropped file use to tell
 // a capture from a config.

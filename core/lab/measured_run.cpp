@@ -2,10 +2,10 @@
 
 namespace pinscope {
 
-MeasuredRun::MeasuredRun(const PipelineConfig& config)
+MeasuredRun::MeasuredRun(const PipelineConfig& config, TraceLimits limits)
     : config_(config),
       session_(std::make_unique<Session>(config)),
-      collector_(std::make_unique<TraceCollector>(session_->trace())) {}
+      collector_(std::make_unique<TraceCollector>(session_->trace(), CollectorOptions{.limits = limits})) {}
 
 MeasuredRun::~MeasuredRun() {
     session_->stop();

@@ -15,7 +15,8 @@ namespace pinscope {
 class MeasuredRun {
   public:
     // Makes the session; throws as Session does (std::invalid_argument, DeviceError, CalibrationError).
-    explicit MeasuredRun(const PipelineConfig& config);
+    // `limits` bound the trace it keeps (a run recorded to a capture keeps more than the app does).
+    explicit MeasuredRun(const PipelineConfig& config, TraceLimits limits = {});
     ~MeasuredRun();
 
     // Starts the run and returns when it ends (its seconds or batches, a failure, or stop()). `every_200ms`

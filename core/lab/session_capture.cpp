@@ -7,6 +7,14 @@
 namespace pinscope {
 
 CaptureInfo session_capture_info(const Session& session, const TraceStore& store, MetricsWindow window) {
+    CaptureInfo info = describe_session(session);
+    info.window = window;
+    info.metrics = metrics_json(compute_metrics(store, info.config.batch_size, window));
+    info.evicted_spans = store.evicted_spans();
+    return info;
+}
+
+CaptureInfo describe_session(const Session& session) {
     const SessionStatus status = session.status();
     CaptureInfo info;
     info.config = status.config;
@@ -15,10 +23,7 @@ CaptureInfo session_capture_info(const Session& session, const TraceStore& store
     // A simulated GPU is only as good as its calibration: keep the figures it ran with, so the capture
     // still says what was modelled after the file that held them is gone.
     if (status.device.kind == "sim") info.calibration = calibration_file_json(status.config.calibration);
-    info.window = window;
-    info.metrics = metrics_json(compute_metrics(store, status.config.batch_size, window));
     info.dropped_spans = session.trace().dropped();
-    info.evicted_spans = store.evicted_spans();
     info.gpu_trace = session.gpu_trace_report();
     return info;
 }

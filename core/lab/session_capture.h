@@ -8,6 +8,8 @@
 namespace pinscope {
 
 CaptureInfo session_capture_info(const Session& session, const TraceStore& store, MetricsWindow window);
+// The same without a window and metrics, for a caller that measures its own window later.
+CaptureInfo describe_session(const Session& session);
 
 // The same for a run measured as `pinscope run` measures it, over the run's measured window.
 class MeasuredRun;

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/trace/interval.h"
@@ -69,6 +70,10 @@ class TraceStore {
 
     // Over the spans the store holds; nullopt for a batch it has no span of.
     std::optional<BatchExtent> batch_extent(int64_t batch) const;
+    // Every batch id with a span lies in [first, end); an empty range when there is none.
+    std::pair<int64_t, int64_t> batch_ids() const {
+        return {batch_base_, batch_base_ + static_cast<int64_t>(batches_.size())};
+    }
 
     size_t span_count() const { return span_count_; }
     uint64_t evicted_spans() const { return evicted_spans_; }

@@ -1,61 +1,17 @@
 #pragma once
-// The colour of every span kind, in the normal and the high-contrast theme. One place, because the
-// timeline, its legend and the screenshot test (which looks for the H2D, kernel and D2H colours in a
-// PNG) must agree on them. Plain RGB, no ImGui: the views convert.
-#include <array>
-#include <cstdint>
-
+// The app's colour themes. The colours themselves live in core/picture/span_palette.h, which the
+// exported pictures share; the app picks one of them by its Theme.
+#include "core/picture/span_palette.h"
 #include "core/trace/span.h"
 
 namespace pinscope::gui {
 
-struct Rgb {
-    uint8_t r = 0, g = 0, b = 0;
-    bool operator==(const Rgb&) const = default;
-};
+using pinscope::kDarkPalette;
+using pinscope::kHighContrastPalette;
+using pinscope::Rgb;
+using pinscope::SpanPalette;
 
 enum class Theme { dark, high_contrast };
-
-struct SpanPalette {
-    std::array<Rgb, kSpanKindCount> kind;  // by SpanKind
-    Rgb pageable_stripe;  // diagonal stripes over a copy from pageable memory, and its outline
-    Rgb highlight;        // outline of the hovered batch's spans, and its flow lines
-    Rgb background;       // behind the lanes
-};
-
-// Hues chosen so that the copy engines (blue, violet) and the SMs (green) never look alike, and the
-// pageable warning colour (red) is used by nothing else.
-constexpr SpanPalette kDarkPalette{
-    {{
-        {222, 160, 52},   // fetch: amber, the workers' CPU work
-        {44, 178, 168},   // pin: teal
-        {104, 106, 118},  // wait: grey, the train loop doing nothing
-        {214, 92, 62},    // stage: a host thread held in a pageable copy
-        {88, 104, 150},   // sync: slate, the host waiting for the GPU
-        {64, 132, 232},   // h2d: blue
-        {76, 186, 96},    // kernel: green
-        {170, 104, 222},  // d2h: violet
-    }},
-    {240, 60, 60},
-    {255, 255, 255},
-    {24, 25, 30},
-};
-
-constexpr SpanPalette kHighContrastPalette{
-    {{
-        {255, 200, 0},    // fetch
-        {0, 230, 230},    // pin
-        {170, 170, 170},  // wait
-        {255, 120, 40},   // stage
-        {150, 150, 255},  // sync
-        {30, 120, 255},   // h2d
-        {0, 230, 0},      // kernel
-        {235, 0, 235},    // d2h
-    }},
-    {255, 0, 0},
-    {255, 255, 0},
-    {0, 0, 0},
-};
 
 inline const SpanPalette& palette(Theme theme) {
     return theme == Theme::high_contrast ? kHighContrastPalette : kDarkPalette;
