@@ -8,9 +8,12 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/bench_command.h"
+#include "app/cli/diff_command.h"
+#include "app/cli/export_command.h"
 #include "app/cli/help_formatter.h"
 #include "app/cli/info_command.h"
 #include "app/cli/run_command.h"
+#include "app/cli/stats_command.h"
 #include "app/cli/usage_error.h"
 #include "app/default_command.h"
 
@@ -30,14 +33,18 @@ std::string command_name(int argc, char** argv, const std::vector<Command>& comm
 int main(int argc, char** argv) {
     CLI::App app{
         "pinscope: a lab for how training data travels from host memory to a GPU.\n"
-        "With no command it opens the desktop app (or, without a display, runs the headless demo).",
+        "With no command it opens the desktop app (or, without a display, runs the headless demo);\n"
+        "with a capture file (pinscope FILE.pinscope) it opens that.",
         "pinscope"};
     app.formatter(std::make_shared<HelpFormatter>());  // before the commands: they take it from here
     app.set_version_flag("--version", PINSCOPE_VERSION);
     app.require_subcommand(0, 1);
-    std::vector<Command> commands = {add_run_command(app), add_bench_command(app), add_info_command(app)};
+    std::vector<Command> commands = {add_run_command(app),    add_stats_command(app), add_diff_command(app),
+                                     add_export_command(app), add_bench_command(app), add_info_command(app)};
     add_platform_commands(app, commands);
     for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
+    std::string capture_file;
+    app.add_option("capture", capture_file, "A capture (.pinscope) to open")->option_text("FILE");
 
     try {
         app.parse(argc, argv);
@@ -56,6 +63,7 @@ int main(int argc, char** argv) {
     try {
         for (const Command& c : commands)
             if (c.parser->parsed()) return c.run();
+        if (!capture_file.empty()) return open_capture(capture_file);
         return run_default_command();
     } catch (const UsageError& e) {
         fmt::print(stderr, "{}: {}\n", command_name(argc, argv, commands), e.what());

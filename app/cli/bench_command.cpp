@@ -1,11 +1,15 @@
 #include "app/cli/bench_command.h"
 
+#include <filesystem>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/capture_bench.h"
+#include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
 #include "core/pipeline/session.h"
 #include "core/trace/trace_collector.h"
@@ -64,7 +68,21 @@ Command add_bench_command(CLI::App& app) {
         ->capture_default_str()
         ->check(CLI::Range(0.1, 600.0));
     cmd->add_flag("--json", *json, "Print the results as one JSON object");
-    return {cmd, [seconds, json] {
+    auto captures = std::make_shared<std::vector<size_t>>();
+    auto folder = std::make_shared<std::string>(std::filesystem::temp_directory_path().string());
+    auto open_capture = std::make_shared<std::string>();
+    cmd->add_option("--captures", *captures,
+                    "Instead: write and open captures of these many spans (e.g. 1000000 10000000)")
+        ->option_text("SPANS...");
+    cmd->add_option("--folder", *folder, "Where --captures writes its files (they are removed after)")
+        ->option_text("DIR");
+    cmd->add_option("--open-capture", *open_capture, "Open a capture and print how long it took")->group("");
+    return {cmd, [seconds, json, captures, folder, open_capture] {
+                if (!open_capture->empty()) return open_capture_timed(*open_capture);
+                if (!captures->empty()) {
+                    check_writable(std::filesystem::path(*folder) / "x", "--folder");
+                    return run_capture_bench(*captures, *folder);
+                }
                 const std::vector<BenchCase> cases = {
                     {"inline (num_workers=0), pinned", 0, true, PinMode::thread},
                     {"2 workers, pin thread", 2, true, PinMode::thread},

@@ -10,11 +10,14 @@
 #include "app/cli/cli_words.h"
 #include "app/cli/run_report.h"
 #include "app/cli/usage_error.h"
+#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/device/calibration.h"
+#include "core/io/capture.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/metrics_json.h"
 #include "core/lab/measured_run.h"
+#include "core/lab/session_capture.h"
 
 namespace pinscope {
 namespace {
@@ -101,6 +104,20 @@ void write_trace(const std::filesystem::path& file, const TraceStore& store, con
     if (!quiet) fmt::print(stderr, "trace: {} ({} spans)\n", file.string(), store.span_count());
 }
 
+void write_capture(const std::filesystem::path& file, const MeasuredRun& run, bool quiet) {
+    const CaptureInfo info = session_capture_info(run);  // before the snapshot: it reads the trace itself
+    const TraceCollector::Snapshot snapshot = run.trace();
+    const bool show_progress = !quiet && ::isatty(STDERR_FILENO) && snapshot->span_count() > 1'000'000;
+    save_capture(file, snapshot.store(), info, [&](double share) {
+        if (show_progress) fmt::print(stderr, "\r\033[Ksaving {}: {:.0f}%", file.string(), share * 100);
+    });
+    if (show_progress) fmt::print(stderr, "\r\033[K");
+    if (!quiet)
+        fmt::print(stderr, "capture: {} ({} spans, {}; open it with `pinscope {}`)\n", file.string(),
+                   format_count(double(snapshot->span_count())),
+                   format_bytes(double(std::filesystem::file_size(file))), file.string());
+}
+
 int exit_code(const SessionStatus& status) {
     switch (status.state) {
         case SessionState::failed:
@@ -115,8 +132,14 @@ int exit_code(const SessionStatus& status) {
 
 }  // namespace
 
+// A run recorded to a capture keeps up to this many spans (about 1.3 GB): a minute of the fastest
+// preset. Past it the oldest go, and the run's summary says how many.
+constexpr TraceLimits kCaptureLimits{32'000'000, 8'000'000};
+
 int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
-    std::unique_ptr<MeasuredRun> run = opening_device([&] { return std::make_unique<MeasuredRun>(config); });
+    const TraceLimits limits = output.capture_file.empty() ? TraceLimits{} : kCaptureLimits;
+    std::unique_ptr<MeasuredRun> run =
+        opening_device([&] { return std::make_unique<MeasuredRun>(config, limits); });
     const SessionStatus before = run->session().status();
     if (!output.json)
         fmt::print(stderr, "device: {} ({})\n", before.device.name, cli_words(before.device_why));
@@ -130,6 +153,7 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
     else
         print_report(std::cout, report);
     if (!output.trace_file.empty()) write_trace(output.trace_file, run->trace().store(), report, output.json);
+    if (!output.capture_file.empty()) write_capture(output.capture_file, *run, output.json);
     return exit_code(report.status);
 }
 
@@ -140,6 +164,10 @@ Command add_run_command(CLI::App& app) {
     auto save_config_file = std::make_shared<std::string>();
     cmd->add_option("--trace", output->trace_file,
                     "Write the trace as Chrome Trace JSON (Perfetto, chrome://tracing)")
+        ->option_text("FILE")
+        ->group("Output");
+    cmd->add_option("--capture", output->capture_file,
+                    "Write a capture (.pinscope) that `pinscope FILE`, stats, diff and export open anywhere")
         ->option_text("FILE")
         ->group("Output");
     cmd->add_flag("--json", output->json, "Print the summary as one JSON object on stdout")->group("Output");
@@ -154,6 +182,7 @@ Command add_run_command(CLI::App& app) {
                     return kExitOk;
                 }
                 if (!output->trace_file.empty()) check_writable(output->trace_file, "--trace");
+                if (!output->capture_file.empty()) check_writable(output->capture_file, "--capture");
                 return run_headless(config, *output);
             }};
 }

@@ -1,6 +1,6 @@
 #pragma once
 // `pinscope run`: runs a config headless with a progress line, then prints a summary (or --json) and
-// writes the trace (--trace FILE, Chrome Trace JSON).
+// writes the trace (--trace FILE, Chrome Trace JSON) and the capture (--capture FILE, .pinscope).
 #include <filesystem>
 #include <memory>
 
@@ -11,9 +11,10 @@
 namespace pinscope {
 
 struct HeadlessOutput {
-    std::filesystem::path trace_file;  // empty: no trace
-    bool json = false;                 // the summary as one JSON object on stdout
-    bool progress = true;              // a progress line on stderr when it is a terminal
+    std::filesystem::path trace_file;    // empty: no trace
+    std::filesystem::path capture_file;  // empty: no capture (.pinscope)
+    bool json = false;                   // the summary as one JSON object on stdout
+    bool progress = true;                // a progress line on stderr when it is a terminal
 };
 
 // Runs `config` to its end and reports; returns the exit code. Used by `run` and by the app when

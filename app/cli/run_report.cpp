@@ -22,6 +22,12 @@ nlohmann::json report_json(const RunReport& r) {
     j["wall_seconds"] = ns_to_s(r.status.elapsed);
     j["dropped_spans"] = r.dropped_spans;
     j["evicted_spans"] = r.evicted_spans;
+    if (r.capture)
+        j["capture"] = {{"file", r.capture->file},
+                        {"created", r.capture->created},
+                        {"writer_version", r.capture->writer_version},
+                        {"spans", r.capture->spans},
+                        {"file_bytes", r.capture->file_bytes}};
     if (r.gpu_trace)
         j["gpu_trace"] = {{"method", r.gpu_trace->method},   {"cupti", r.gpu_trace->cupti},
                           {"spans", r.gpu_trace->spans},     {"dropped", r.gpu_trace->dropped},
@@ -76,11 +82,17 @@ void print_report(std::ostream& out, const RunReport& r) {
     const Row row = [&](std::string_view name, const std::string& value) {
         fmt::print(out, "  {:<22} {}\n", name, value);
     };
-    fmt::print(out, "\npinscope run on {}\n", r.status.device.name);  // why: said on stderr as the run began
+    if (r.capture)
+        fmt::print(out, "\ncapture {}: recorded {} on {} by pinscope {}; {} spans, {}\n", r.capture->file,
+                   r.capture->created, r.status.device.name, r.capture->writer_version,
+                   format_count(double(r.capture->spans)), format_bytes(double(r.capture->file_bytes)));
+    else
+        fmt::print(out, "\npinscope run on {}\n",
+                   r.status.device.name);  // why: said on stderr as the run began
     fmt::print(out, "config\n");
     print_config(r.status.config, row);
-    fmt::print(out, "metrics over {:.2f} s from the first batch (wall {:.2f} s)\n", m.seconds,
-               ns_to_s(r.status.elapsed));
+    fmt::print(out, "metrics over {:.2f} s from the first batch ({} {:.2f} s)\n", m.seconds,
+               r.capture ? "captured" : "wall", ns_to_s(r.status.elapsed));
     print_metrics(m, r, row);
     fmt::print(out, "latency p50 / p99 (us)\n");
     for (const StageLatency& l : m.latencies)

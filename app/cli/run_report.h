@@ -10,12 +10,20 @@
 
 namespace pinscope {
 
+// Where a report's run came from when it was read from a capture file.
+struct CaptureSource {
+    std::string file, created, writer_version;
+    size_t spans = 0;
+    uint64_t file_bytes = 0;
+};
+
 struct RunReport {
     SessionStatus status;
     Metrics metrics;
     uint64_t dropped_spans = 0;               // lost because a recorder's ring overflowed
     uint64_t evicted_spans = 0;               // dropped by the store's memory bound
     std::optional<GpuTraceReport> gpu_trace;  // a real GPU: how its spans were recorded, what was lost
+    std::optional<CaptureSource> capture;     // a report of a capture (`pinscope stats`), not of a live run
 };
 
 nlohmann::json report_json(const RunReport& report);

@@ -1,0 +1,16 @@
+#pragma once
+// `pinscope bench --captures`: how big captures are and how fast they open. Captures of real spans
+// (the fastest pipeline's) of each size are written and opened again in a child process; bytes per
+// span, save and open times and the opening's peak memory are printed, not asserted.
+#include <cstddef>
+#include <filesystem>
+#include <vector>
+
+namespace pinscope {
+
+int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::path& folder);
+
+// The child's side: opens `file`, prints {"seconds": ..., "spans": ...} (`bench --open-capture FILE`).
+int open_capture_timed(const std::filesystem::path& file);
+
+}  // namespace pinscope

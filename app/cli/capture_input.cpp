@@ -1,0 +1,49 @@
+#include "app/cli/capture_input.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "app/cli/usage_error.h"
+
+namespace pinscope {
+
+Capture open_capture_for_cli(const std::filesystem::path& path) {
+    std::error_code no_size;  // a missing file: load_capture says so
+    const bool show_progress =
+        ::isatty(STDERR_FILENO) && std::filesystem::file_size(path, no_size) > (64u << 20) && !no_size;
+    int shown = -1;
+    try {
+        Capture capture = load_capture(path, [&](double share) {
+            const int percent = static_cast<int>(share * 100);
+            if (show_progress && percent != shown) {
+                fmt::print(stderr, "\r\033[Kopening {}: {}%", path.string(), percent);
+                shown = percent;
+            }
+            return true;
+        });
+        if (show_progress) fmt::print(stderr, "\r\033[K");
+        return capture;
+    } catch (const CaptureError& e) {
+        if (show_progress) fmt::print(stderr, "\r\033[K");
+        throw UsageError(e.what());
+    }
+}
+
+RunReport capture_report(const Capture& capture) {
+    RunReport report;
+    report.status.state = SessionState::finished;
+    report.status.config = capture.info.config;
+    report.status.device = capture.info.device;
+    report.status.device_why = capture.info.device_why;
+    report.status.elapsed = capture.store.last_time() - capture.store.first_time();
+    report.metrics = capture_metrics(capture);
+    report.dropped_spans = capture.info.dropped_spans;
+    report.evicted_spans = capture.info.evicted_spans;
+    report.gpu_trace = capture.info.gpu_trace;
+    report.capture = CaptureSource{capture.path.string(), capture.info.created, capture.info.writer_version,
+                                   capture.store.span_count(), capture.file_bytes};
+    return report;
+}
+
+}  // namespace pinscope
