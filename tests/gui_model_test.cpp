@@ -294,7 +294,10 @@ TEST_CASE("recording the last seconds writes a Chrome trace of just that window"
     std::filesystem::remove(file);
     TraceStore store = make_synthetic_trace(SyntheticTraceShape{60'000});  // ~0.6 s
     const TimeNs latest = store.latest_span_end();
-    Recording recording({RecordMode::last, 0.1, file}, {"test device", nullptr, 64}, latest, latest);
+    RecordContext context;
+    context.info.device.name = "test device";
+    context.info.config.batch_size = 64;
+    Recording recording({RecordMode::last, 0.1, file}, context, latest, latest);
     recording.update(store, latest);
     while (!recording.finished()) recording.update(store, latest);
     REQUIRE(recording.phase() == RecordPhase::done);

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 namespace pinscope::gui {
 namespace {
@@ -53,6 +54,18 @@ GLFWwindow* create_window(const WindowOptions& options, const char** glsl_versio
 
 }  // namespace
 
+namespace {
+
+// Files dropped on the window since the app last asked; GLFW calls back with no context of ours, and
+// there is one window.
+std::vector<std::string> g_dropped;
+
+void on_drop(GLFWwindow*, int count, const char** paths) {
+    for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+}
+
+}  // namespace
+
 AppWindow::AppWindow(const WindowOptions& options) {
     glfwSetErrorCallback(on_glfw_error);
     if (!glfwInit()) throw WindowError("cannot open a window: " + last_glfw_error());
@@ -65,6 +78,7 @@ AppWindow::AppWindow(const WindowOptions& options) {
     }
     glfwMakeContextCurrent(window_);
     glfwSwapInterval(1);
+    glfwSetDropCallback(window_, on_drop);
     gl_description_ = "OpenGL " + gl_string(GL_VERSION) + " on " + gl_string(GL_RENDERER);
 
     IMGUI_CHECKVERSION();
@@ -102,6 +116,10 @@ bool AppWindow::should_close() const {
 
 void AppWindow::poll_events() {
     glfwPollEvents();
+}
+
+std::vector<std::string> AppWindow::take_dropped_files() {
+    return std::exchange(g_dropped, {});
 }
 
 void AppWindow::new_frame(std::optional<ImVec2> mouse) {

@@ -43,6 +43,8 @@ class AppWindow {
 
     bool should_close() const;
     void poll_events();
+    // Paths of files dropped on the window since the last call.
+    std::vector<std::string> take_dropped_files();
     // Starts an ImGui frame (both backends, then ImGui::NewFrame). `mouse`, when given, replaces the
     // pointer's position: screenshots of hovers and tests without a pointer device.
     void new_frame(std::optional<ImVec2> mouse = std::nullopt);

@@ -63,7 +63,11 @@ void ControlsWindow::draw(AppState& state, Theme theme, const Rect& rect, bool& 
         ImGui::SetTooltip("Hide the Controls to a strip (Ctrl+B): more room for the timeline");
     ConfigEditor& editor = state.editor();
     if (!state.live()) {
-        wrapped_message(muted_colour(theme), "Viewing a recorded trace: there is no pipeline to control.");
+        wrapped_message(muted_colour(theme),
+                        state.capture()
+                            ? "Viewing a capture: these are the settings it was recorded with. To "
+                              "change them, File > Run this capture's config live."
+                            : "Viewing a recorded trace: there is no pipeline to control.");
         ImGui::BeginDisabled();
     }
     presets(editor);

@@ -7,12 +7,14 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/gui/compare_panel.h"
 #include "app/gui/keys.h"
 #include "app/gui/layout_measure.h"
 #include "app/gui/metrics_window.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
 #include "core/analysis/units.h"
+#include "core/config/knobs.h"
 
 namespace pinscope::gui {
 namespace {
@@ -24,8 +26,13 @@ constexpr size_t kSamplesBeforeZoom = 6;  // 1.5 s of live metrics
 
 }  // namespace
 
-DesktopApp::DesktopApp(AppState& state, AppWindow& window, const GuiOptions& options)
-    : state_(state), window_(window), options_(options), wanted_(options.ui) {
+DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const GuiOptions& options,
+                       PipelineConfig machine)
+    : state_(std::move(state)),
+      machine_(std::move(machine)),
+      window_(window),
+      options_(options),
+      wanted_(options.ui) {
     if (options.open_window == "record") record_.open();
     if (options.open_window == "save") record_.open(), record_.open_file_dialog();
     show_help_ = options.open_window == "shortcuts";
@@ -38,6 +45,37 @@ DesktopApp::DesktopApp(AppState& state, AppWindow& window, const GuiOptions& opt
         timeline_.viewport().set_length(static_cast<TimeNs>(options.view_seconds * 1e9));
         zoom_settled_ = true;
     }
+    if (!options.open_file.empty()) files_.open(options.open_file);
+}
+
+void DesktopApp::replace_state(std::unique_ptr<AppState> state) {
+    state_ = std::move(state);
+    timeline_.reset();
+    zoom_settled_ = false;
+}
+
+// A capture's config, live on this machine: its workload with this machine's device and calibration.
+void DesktopApp::run_live(PipelineConfig config) {
+    keep_machine_knobs(config, machine_);
+    try {
+        replace_state(std::make_unique<AppState>(config));
+    } catch (const std::exception& e) {
+        files_.report_error("cannot run the capture's config here: " + std::string(e.what()));
+    }
+}
+
+void DesktopApp::take_changes() {
+    for (const std::string& dropped : window_.take_dropped_files()) files_.open(dropped);
+    if (std::unique_ptr<AppState> view = files_.take_view()) {
+        replace_state(std::move(view));
+        // --compare: B once A is open
+        if (!options_.compare_file.empty())
+            files_.open(std::exchange(options_.compare_file, {}), CaptureLoader::Purpose::compare);
+    }
+    if (std::optional<Capture> other = files_.take_compare()) {
+        if (state_->capture()) state_->compare_with(std::move(*other));
+    }
+    if (files_.take_run_live() && state_->capture()) run_live(state_->capture()->info.config);
 }
 
 void DesktopApp::show_at_its_zoom(const Preset& preset) {
@@ -50,11 +88,11 @@ void DesktopApp::show_at_its_zoom(const Preset& preset) {
 // shows about a dozen batch periods (within 5 ms and 2 s). A zoom the user, a preset or --view-seconds
 // chose is never overridden.
 void DesktopApp::settle_zoom() {
-    if (zoom_settled_ || !state_.live()) return;
-    const std::deque<MetricsSample>& samples = state_.history().samples();
+    if (zoom_settled_ || !state_->live()) return;
+    const std::deque<MetricsSample>& samples = state_->history().samples();
     // The first second holds the pipeline's start-up (threads, pinned allocations): rate it after that.
-    if (samples.size() < kSamplesBeforeZoom || state_.history().latest().batches_per_s <= 0) return;
-    const double period = 1.0 / state_.history().latest().batches_per_s;
+    if (samples.size() < kSamplesBeforeZoom || state_->history().latest().batches_per_s <= 0) return;
+    const double period = 1.0 / state_->history().latest().batches_per_s;
     const TimeNs length = static_cast<TimeNs>(std::clamp(12 * period, 0.005, 2.0) * 1e9);
     timeline_.viewport().set_length(length);
     zoom_settled_ = true;
@@ -63,26 +101,34 @@ void DesktopApp::settle_zoom() {
 int DesktopApp::run() {
     const bool bounded = options_.frames > 0;
     TimeNs next_frame = now_ns();
-    for (int frame = 1; !quit_ && !window_.should_close() && (!bounded || frame <= options_.frames);
-         ++frame) {
+    // --frames counts the frames that show what was asked for: while a capture named at start is still
+    // loading (its progress is drawn meanwhile), frames do not count.
+    for (int frame = 1; !quit_ && !window_.should_close() && (!bounded || frame <= options_.frames);) {
         window_.poll_events();
+        take_changes();
+        const bool counts = !(bounded && files_.loading());
+        if (bounded && !options_.open_file.empty() && !files_.error().empty()) {
+            fmt::print(stderr, "pinscope: {}\n", files_.error());  // a capture named at start did not open
+            return 2;
+        }
         if (style_.apply(wanted_) && frame > 1) window_.reload_font_texture();
         if (frame == 1 && style_.font_fell_back())
             fmt::print(stderr, "pinscope: font: {}\n", style_.font_note());
 
         const TimeNs wall_start = now_ns(), cpu_start = thread_cpu_ns();
         build_frame();  // ends with ImGui::Render()
-        if (frame > kWarmUpFrames) {
+        if (counts && frame > kWarmUpFrames) {
             cpu_stats_.add(thread_cpu_ns() - cpu_start);
             wall_stats_.add(now_ns() - wall_start);
         }
 
         window_.draw(palette(style_.theme()).background);
-        if (bounded && frame == options_.frames && !options_.screenshot.empty()) {
+        if (counts && bounded && frame == options_.frames && !options_.screenshot.empty()) {
             save_png(options_.screenshot, window_.read_back_buffer());
             fmt::print(stderr, "screenshot: {}\n", options_.screenshot.string());
         }
         window_.present();
+        if (counts) ++frame;
         next_frame += kFramePeriod;
         const TimeNs now = now_ns();
         if (next_frame > now)
@@ -114,17 +160,19 @@ void DesktopApp::shortcuts() {
         if (ImGui::IsKeyPressed(keys::kMinus) || ImGui::IsKeyPressed(keys::kPadSubtract))
             wanted_.font_scale -= kFontStep;
         if (ImGui::IsKeyPressed(keys::kZero, false)) wanted_.font_scale = 1.f;
-        if (ImGui::IsKeyPressed(keys::kR, false)) record_.open();
+        if (ImGui::IsKeyPressed(keys::kR, false) && state_->live()) record_.open();
         if (ImGui::IsKeyPressed(keys::kB, false)) controls_collapsed_ = !controls_collapsed_;
         wanted_.font_scale = std::clamp(wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale);
     }
-    timeline_.shortcuts(state_);
+    timeline_.shortcuts(*state_);
 }
 
 void DesktopApp::menu_bar() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
-        if (ImGui::MenuItem("Record...", "Ctrl+R")) record_.open();
+        files_.menu_items(*state_, timeline_.viewport().range());
+        ImGui::Separator();
+        if (ImGui::MenuItem("Record...", "Ctrl+R", false, state_->live())) record_.open();
         if (ImGui::MenuItem("Quit")) quit_ = true;
         ImGui::EndMenu();
     }
@@ -141,14 +189,14 @@ void DesktopApp::menu_bar() {
         ImGui::Separator();
         if (ImGui::MenuItem("Follow live", "Space", timeline_.viewport().following()))
             timeline_.viewport().toggle_following();
-        if (ImGui::MenuItem("Fit all", "F")) timeline_.fit(state_.store());
+        if (ImGui::MenuItem("Fit all", "F")) timeline_.fit(state_->store());
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
         ImGui::MenuItem("Shortcuts", nullptr, &show_help_);
         ImGui::EndMenu();
     }
-    timeline_.toolbar(state_, style_.theme());
+    timeline_.toolbar(*state_, style_.theme());
     ImGui::EndMainMenuBar();
 }
 
@@ -184,10 +232,10 @@ std::optional<ImVec2> DesktopApp::pointer() const {
 
 void DesktopApp::build_frame() {
     window_.new_frame(pointer());
-    state_.tick(now_ns(), timeline_.viewport().range().start);
+    state_->tick(now_ns(), timeline_.viewport().range().start);
     settle_zoom();
     if (options_.select_last > 0) {  // for screenshots of a selection
-        timeline_.viewport().update(state_.live_edge());
+        timeline_.viewport().update(state_->live_edge());
         const TimeNs end = timeline_.viewport().range().end;
         timeline_.viewport().select(end - static_cast<TimeNs>(options_.select_last * 1e9), end);
     }
@@ -198,17 +246,20 @@ void DesktopApp::build_frame() {
     const Theme theme = style_.theme();
     const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate};
     const Layout layout =
-        lay_out(measure_layout(io.DisplaySize, status_bar_lines(state_, extras), controls_collapsed_));
-    controls_.draw(state_, theme, layout.controls, controls_collapsed_);
+        lay_out(measure_layout(io.DisplaySize, status_bar_lines(*state_, extras), controls_collapsed_));
+    if (state_->comparison() && !controls_collapsed_)
+        draw_compare_panel(*state_, theme, layout.controls);
+    else
+        controls_.draw(*state_, theme, layout.controls, controls_collapsed_);
     if (const Preset* chosen = controls_.take_chosen_preset()) show_at_its_zoom(*chosen);
-    draw_metrics_window(state_, theme, layout);
-    timeline_.draw(state_, theme, layout.timeline, layout.padding);
-    draw_status_bar(state_, extras, theme, layout.status, layout.padding);
-    record_.draw(state_, theme);
+    draw_metrics_window(*state_, theme, layout);
+    timeline_.draw(*state_, theme, layout.timeline, layout.padding);
+    draw_status_bar(*state_, extras, theme, layout.status, layout.padding);
+    record_.draw(*state_, theme);
     if (show_help_) shortcuts_window();
     ImGui::Render();
-    spans_in_last_frame_ = state_.store().span_count();
-    state_.end_frame();  // the draw data holds what it needs of the trace: the collector may write
+    spans_in_last_frame_ = state_->store().span_count();
+    state_->end_frame();  // the draw data holds what it needs of the trace: the collector may write
 }
 
 }  // namespace pinscope::gui

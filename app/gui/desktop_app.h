@@ -1,8 +1,13 @@
 #pragma once
-// The app's frame loop and layout: menu bar, Controls on the left, Metrics on top, the Timeline
-// filling the rest, the status bar at the bottom; Record and the file dialog float above. Each frame
-// ticks the AppState (collect, apply edits, metrics), builds the ImGui frame and draws it.
+// The app's frame loop and layout: menu bar, Controls on the left (Compare, while two captures are
+// stacked), Metrics on top, the Timeline filling the rest, the status bar at the bottom; Record, the
+// file dialogs and Export float above. Each frame ticks the AppState (collect, apply edits, metrics),
+// builds the ImGui frame and draws it. What the app shows (a live run, a capture) is replaced only
+// between frames: opening a capture, comparing, or running a capture's config live.
+#include <memory>
+
 #include "app/gui/app_window.h"
+#include "app/gui/capture_files.h"
 #include "app/gui/controls_window.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/model/app_state.h"
@@ -15,7 +20,10 @@ namespace pinscope::gui {
 
 class DesktopApp {
   public:
-    DesktopApp(AppState& state, AppWindow& window, const GuiOptions& options);
+    // `machine`: the config the app was started with, whose machine knobs (device, calibration) a
+    // capture's config keeps when it is run live here.
+    DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const GuiOptions& options,
+               PipelineConfig machine = {});
     // Runs until the window closes or --frames frames are done; returns the exit code.
     int run();
 
@@ -28,8 +36,14 @@ class DesktopApp {
     std::optional<ImVec2> pointer() const;
     void settle_zoom();
     void show_at_its_zoom(const Preset& preset);
+    // Between frames: a capture opened or compared, a capture's config run live, files dropped.
+    void take_changes();
+    void replace_state(std::unique_ptr<AppState> state);
+    void run_live(PipelineConfig config);
 
-    AppState& state_;
+    std::unique_ptr<AppState> state_;
+    PipelineConfig machine_;
+    CaptureFiles files_;
     AppWindow& window_;
     GuiOptions options_;
     UiStyle style_;

@@ -39,10 +39,17 @@ std::optional<std::filesystem::path> FileDialog::draw(const char* title, Theme t
             const std::string label = entry.folder ? "[dir] " + entry.name : entry.name;
             if (ImGui::Selectable(label.c_str(), !entry.folder && entry.name == browser_.file_name,
                                   ImGuiSelectableFlags_AllowDoubleClick)) {
-                if (entry.folder && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left))
+                if (entry.folder && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
                     enter = entry.name;
-                else if (!entry.folder)
+                } else if (!entry.folder) {
                     browser_.file_name = entry.name;
+                    // Opening a file is one double click, as everywhere else.
+                    if (browser_.mode() == FileBrowser::Mode::open &&
+                        ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && browser_.problem().empty()) {
+                        chosen = browser_.chosen();
+                        open_ = false;
+                    }
+                }
             }
             if (!entry.folder) {
                 ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::GetFontSize() * 6.f);
@@ -58,7 +65,7 @@ std::optional<std::filesystem::path> FileDialog::draw(const char* title, Theme t
         else
             ImGui::TextColored(muted_colour(theme), "%s", browser_.chosen().string().c_str());
         ImGui::BeginDisabled(!problem.empty());
-        if (ImGui::Button("Save")) {
+        if (ImGui::Button(browser_.mode() == FileBrowser::Mode::open ? "Open" : "Save")) {
             chosen = browser_.chosen();
             open_ = false;
         }

@@ -1,6 +1,7 @@
 #pragma once
-// A Save dialog drawn in ImGui over a FileBrowser (std::filesystem only, no toolkit): folders to
-// walk, the files already there, a name, and why a file cannot be written before Save is pressed.
+// A Save or Open dialog drawn in ImGui over a FileBrowser (std::filesystem only, no toolkit): folders
+// to walk, the files already there, a name, and why a file cannot be written (or read) before Save (or
+// Open) is pressed.
 #include <filesystem>
 #include <optional>
 
@@ -11,11 +12,12 @@ namespace pinscope::gui {
 
 class FileDialog {
   public:
-    explicit FileDialog(std::string extension) : browser_(working_folder(), std::move(extension)) {}
+    explicit FileDialog(std::vector<std::string> extensions, FileBrowser::Mode mode = FileBrowser::Mode::save)
+        : browser_(working_folder(), std::move(extensions), mode) {}
 
     void open(const std::filesystem::path& suggestion);
     bool is_open() const { return open_; }
-    // Draws the dialog while open; returns the path once Save is pressed.
+    // Draws the dialog while open; returns the path once Save (or Open) is pressed.
     std::optional<std::filesystem::path> draw(const char* title, Theme theme);
 
   private:

@@ -12,6 +12,7 @@
 #include "app/gui/desktop_app.h"
 #include "app/gui/model/synthetic_trace.h"
 #include "core/device/calibration.h"
+#include "core/io/capture.h"
 
 namespace pinscope::gui {
 namespace {
@@ -30,6 +31,7 @@ void parse_size(const std::string& text, GuiOptions& options) {
 }
 
 std::unique_ptr<AppState> make_state(const PipelineConfig& config, const GuiOptions& options) {
+    if (!options.open_file.empty()) return std::make_unique<AppState>(TraceStore{});  // until it has loaded
     if (options.synthetic_spans > 0) {
         SyntheticTraceShape shape;
         shape.spans = options.synthetic_spans;
@@ -39,6 +41,25 @@ std::unique_ptr<AppState> make_state(const PipelineConfig& config, const GuiOpti
 }
 
 }  // namespace
+
+void check_capture_file(const std::filesystem::path& file, const char* option) {
+    if (file.empty()) return;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+        throw UsageError(fmt::format("{} {}: no such file.", option, file.string()));
+    if (!looks_like_capture(file))
+        throw UsageError(
+            fmt::format("{} {}: not a pinscope capture (it does not start with \"PINSCOPE\"); record one "
+                        "with `pinscope run --capture FILE`.",
+                        option, file.string()));
+}
+
+int open_in_app(const std::filesystem::path& file) {
+    check_capture_file(file, "open");
+    GuiOptions options;
+    options.open_file = file;
+    return run_gui(PipelineConfig{}, options);
+}
 
 std::string missing_display() {
     auto set = [](const char* name) {
@@ -55,9 +76,10 @@ int run_gui(const PipelineConfig& config, const GuiOptions& options) {
     window_options.height = options.height;
     window_options.resizable = options.frames == 0;
     window_options.title = options.synthetic_spans ? "pinscope (synthetic trace)" : "pinscope";
+    if (!options.open_file.empty())
+        window_options.title = "pinscope: " + options.open_file.filename().string();
     AppWindow window(window_options);  // before the pipeline: no window, no threads started for nothing
-    std::unique_ptr<AppState> state = make_state(config, options);
-    DesktopApp app(*state, window, options);
+    DesktopApp app(make_state(config, options), window, options, config);
     return app.run();
 }
 
@@ -99,6 +121,13 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
     cmd.add_flag("--collapse-controls", options.controls_collapsed,
                  "Start with the Controls folded to a strip")
         ->group(group);
+    cmd.add_option("--open", options.open_file, "Open a capture (.pinscope) instead of running a pipeline")
+        ->option_text("FILE")
+        ->group(group);
+    cmd.add_option("--compare", options.compare_file, "With --open: stack this capture under it to compare")
+        ->option_text("FILE")
+        ->needs("--open")
+        ->group(group);
     cmd.add_option("--synthetic-spans", options.synthetic_spans,
                    "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
         ->group(group);
@@ -118,7 +147,7 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
 // Hidden options for screenshots that show a hover, a selection or an open window.
 void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mouse) {
     cmd.add_option("--mouse", mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
-    cmd.add_option("--open", options.open_window, "Open a window from the start (screenshots)")
+    cmd.add_option("--show-window", options.open_window, "Open a window from the start (screenshots)")
         ->check(CLI::IsMember({"record", "save", "shortcuts"}))
         ->group("");
     cmd.add_option("--select-last", options.select_last, "Select the last SECONDS of the view (screenshots)")
@@ -153,6 +182,8 @@ Command add_gui_command(CLI::App& app) {
                 }
                 const PipelineConfig config = config_options->resolve();
                 options->preset = config_options->preset();
+                check_capture_file(options->open_file, "--open");
+                check_capture_file(options->compare_file, "--compare");
                 if (std::string why = missing_display(); !why.empty())
                     throw std::runtime_error(
                         why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");

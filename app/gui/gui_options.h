@@ -19,8 +19,10 @@ struct GuiOptions {
     bool frame_stats = false;
     double view_seconds = 0;  // how much time the timeline shows at first; 0: about a dozen batches
     bool controls_collapsed = false;
-    const Preset* preset = nullptr;  // --preset: shown as chosen, at its zoom
-    size_t synthetic_spans = 0;      // > 0: view a synthetic trace of this many spans instead of a pipeline
+    const Preset* preset = nullptr;   // --preset: shown as chosen, at its zoom
+    size_t synthetic_spans = 0;       // > 0: view a synthetic trace of this many spans instead of a pipeline
+    std::filesystem::path open_file;  // a capture to open at start (--open, `pinscope FILE`)
+    std::filesystem::path compare_file;  // and one to compare it with (--compare)
     UiSettings ui;
     // For screenshots that show a hover or a selection (hidden options):
     struct Point {
@@ -28,7 +30,8 @@ struct GuiOptions {
     };
     std::optional<Point> mouse;  // the pointer, fixed at this position
     double select_last = 0;      // select the last this many seconds of the view
-    std::string open_window;     // "record", "save" (the file dialog) or "shortcuts", open from the start
+    std::string open_window;     // "record", "save" (the file dialog), "export" or "shortcuts", open from the
+                                 // start (--show-window)
 };
 
 }  // namespace pinscope::gui

@@ -26,8 +26,8 @@ double plot_top(const MetricTile& tile, const AppState& state, const std::deque<
     if (tile.kind == TileKind::share || tile.kind == TileKind::idle) return 1;
     double top = 0;
     for (const MetricsSample& s : samples) top = std::max(top, s.*tile.field);
-    if (tile.field == &MetricsSample::h2d_gbps && state.session())
-        top = std::max(top, state.session()->status().device.h2d_peak_gbps);  // the link's peak is the scale
+    if (tile.field == &MetricsSample::h2d_gbps && state.device())
+        top = std::max(top, state.device()->h2d_peak_gbps);  // the link's peak is the scale
     return top > 0 ? top * 1.1 : 1;
 }
 
@@ -88,7 +88,7 @@ void idle_tooltip(const MetricsSample& sample) {
 
 void draw_tile(const MetricTile& tile, const AppState& state, Theme theme, bool plot) {
     const std::deque<MetricsSample>& samples = state.history().samples();
-    const MetricsSample latest = samples.empty() ? MetricsSample{} : samples.back();
+    const MetricsSample& latest = state.headline();  // a capture: its whole recorded window
     ImGui::TextColored(muted_colour(theme), "%s", tile.title);
     const bool hovered_title = ImGui::IsItemHovered();
     ImGui::TextUnformatted(tile_value(tile, latest).c_str());
@@ -114,11 +114,13 @@ void draw_tile(const MetricTile& tile, const AppState& state, Theme theme, bool 
     }
     if (!hovered_title && !ImGui::IsWindowHovered()) return;
     if (tile.kind == TileKind::idle) return idle_tooltip(latest);
-    const double peak = state.session() ? state.session()->status().device.h2d_peak_gbps : 0;
+    const double peak = state.device() ? state.device()->h2d_peak_gbps : 0;
+    const char* over =
+        state.capture() ? "\nThe number: over the capture's recorded window; the plot: across it." : "";
     if (tile.field == &MetricsSample::h2d_gbps && peak > 0)
-        ImGui::SetTooltip("%s\n%s", tile.help, link_peak_label(peak).c_str());
+        ImGui::SetTooltip("%s\n%s%s", tile.help, link_peak_label(peak).c_str(), over);
     else
-        ImGui::SetTooltip("%s", tile.help);
+        ImGui::SetTooltip("%s%s", tile.help, over);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ namespace pinscope::gui {
 void RecordWindow::draw(AppState& state, Theme theme) {
     if (open_) draw_controls(state, theme);
     // After the Record window, so the dialog it opens comes up in front of it.
-    if (auto chosen = dialog_.draw("Save trace as", theme)) file_ = *chosen;
+    if (auto chosen = dialog_.draw("Record to", theme)) file_ = *chosen;
 }
 
 void RecordWindow::draw_controls(AppState& state, Theme theme) {
@@ -45,8 +45,10 @@ void RecordWindow::draw_controls(AppState& state, Theme theme) {
         }
     }
     ImGui::EndDisabled();
-    ImGui::TextColored(muted_colour(theme),
-                       "Chrome Trace JSON: open it in ui.perfetto.dev or chrome://tracing.");
+    ImGui::TextColored(muted_colour(theme), "%s",
+                       records_capture(file_)
+                           ? "A capture: File > Open shows it again, here or on any machine."
+                           : "Chrome Trace JSON: open it in ui.perfetto.dev or chrome://tracing.");
     if (!error_.empty()) ImGui::TextColored(error_colour(theme), "%s", error_.c_str());
     if ((recording = state.recording())) {
         const double progress = recording->progress(now_ns());

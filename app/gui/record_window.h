@@ -1,6 +1,7 @@
 #pragma once
-// Record: the last N seconds, or the next N seconds, to a Chrome Trace file (opens in Perfetto UI
-// and chrome://tracing), with progress while it captures and writes.
+// Record: the last N seconds, or the next N seconds, to a capture (.pinscope: the app, `pinscope
+// stats`, `diff` and `export` open it) or a Chrome Trace file (.json: Perfetto UI, chrome://tracing),
+// with progress while it captures and writes.
 #include <filesystem>
 #include <string>
 
@@ -21,9 +22,9 @@ class RecordWindow {
     bool open_ = false;
     int mode_ = 0;  // 0: last N seconds, 1: next N seconds
     float seconds_ = 5.f;
-    std::filesystem::path file_ = working_folder() / "pinscope.trace.json";
+    std::filesystem::path file_ = working_folder() / "recording.pinscope";
     std::string error_;
-    FileDialog dialog_{".json"};
+    FileDialog dialog_{{".pinscope", ".json"}};
 };
 
 }  // namespace pinscope::gui

@@ -58,6 +58,16 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
             ImGui::TextColored(muted_colour(theme),
                                "Change a setting (e.g. fail_at_sample back to -1) to start again.");
         }
+    } else if (const Capture* capture = state.capture()) {
+        ImGui::TextColored(muted_colour(theme), "CAPTURE");
+        ImGui::SameLine();
+        ImGui::Text("%s  |  recorded %s  |  %s spans, %s  |  %.0f fps",
+                    capture->path.filename().string().c_str(), capture->info.created.c_str(),
+                    format_count(double(store.span_count())).c_str(),
+                    format_bytes(double(capture->file_bytes)).c_str(), extras.fps);
+        if (ImGui::IsWindowHovered())
+            ImGui::SetTooltip("%s\n%s\nwritten by pinscope %s", capture->path.string().c_str(),
+                              capture->info.device.name.c_str(), capture->info.writer_version.c_str());
     } else {
         ImGui::Text("Viewing a trace of %s spans (no pipeline)  |  %.0f fps",
                     format_count(double(store.span_count())).c_str(), extras.fps);

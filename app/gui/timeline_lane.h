@@ -20,6 +20,7 @@ struct HoveredSpan {
     Span span;         // the span (for a fold: its first)
     size_t count = 1;  // > 1 for a fold
     TimeNs fold_start = 0, fold_end = 0;
+    bool other = false;  // a span of the compared capture (B), on B's own clock
 };
 
 // What every row of one frame shares.
@@ -35,6 +36,18 @@ struct TimelineFrame {
     bool mouse_over_canvas = false;
     const std::unordered_map<LaneId, double>* busy = nullptr;  // per lane, in a selected range
     std::optional<HoveredSpan> hovered;                        // set by draw() of the row under the mouse
+    // Compare: the other capture (B), drawn under this one, and what its times need added to sit on
+    // this one's axis.
+    const TraceStore* other = nullptr;
+    TimeNs other_shift = 0;
+
+    const TraceStore& store_of(bool of_other) const { return of_other && other ? *other : store; }
+    // B's times to pixels: the same pixels as A's times `other_shift` later.
+    PixelMapping mapping_of(bool of_other) const {
+        if (!of_other) return mapping;
+        return PixelMapping{{mapping.range.start - other_shift, mapping.range.end - other_shift},
+                            mapping.width_px};
+    }
 };
 
 class TimelineLane {
@@ -47,6 +60,8 @@ class TimelineLane {
 
     // The trace lane the row shows, when it shows one (hover trails join those rows).
     virtual std::optional<LaneId> trace_lane() const { return std::nullopt; }
+    // Whether that lane is the compared capture's (B).
+    virtual bool shows_other() const { return false; }
     // Rows of data alternate their background; headers do not.
     virtual bool striped() const { return true; }
     // Boxes drawn in the last frame, for --frame-stats.

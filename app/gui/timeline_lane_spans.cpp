@@ -41,8 +41,9 @@ void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float spacin
 
 void SpanLane::preprocess(const TimelineFrame& frame) {
     static const LaneSpans kNone;
-    const LaneSpans* lane = frame.store.lane(lane_);
-    fold_lane(lane ? *lane : kNone, frame.mapping, items_);
+    mapping_ = frame.mapping_of(other_);
+    const LaneSpans* lane = frame.store_of(other_).lane(lane_);
+    fold_lane(lane ? *lane : kNone, mapping_, items_);
     spans_ = lane ? lane->all() : std::span<const Span>{};
 }
 
@@ -57,9 +58,9 @@ void SpanLane::draw(TimelineFrame& frame, float top) {
 
 // The lane's name and, in a selected range, how busy it was there.
 void SpanLane::label(const TimelineFrame& frame, float top) const {
-    const LaneInfo* info = frame.store.lane_info(lane_);
+    const LaneInfo* info = frame.store_of(other_).lane_info(lane_);
     std::string text = info ? info->name : "?";
-    if (frame.busy)
+    if (frame.busy && !other_)
         if (auto b = frame.busy->find(lane_); b != frame.busy->end())
             text += fmt::format("  {:.0f}%", b->second * 100);
     draw_lane_label(frame, top + (frame.row_height - ImGui::GetFontSize()) * 0.5f,
@@ -113,8 +114,8 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
                                                          : 0;
             if (distance <= kHoverSlackPx && distance < nearest) {
                 nearest = distance;
-                HoveredSpan hovered{lane_, span, item.count, span.start, span.end};
-                if (item.folded()) hovered.fold_end = frame.mapping.time_at(item.x1);
+                HoveredSpan hovered{lane_, span, item.count, span.start, span.end, other_};
+                if (item.folded()) hovered.fold_end = mapping_.time_at(item.x1);
                 frame.hovered = hovered;
             }
         }

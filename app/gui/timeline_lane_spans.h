@@ -11,12 +11,14 @@ namespace pinscope::gui {
 
 class SpanLane final : public TimelineLane {
   public:
-    explicit SpanLane(LaneId lane) : lane_(lane) {}
+    // `other`: a lane of the compared capture (B) rather than of the trace shown.
+    explicit SpanLane(LaneId lane, bool other = false) : lane_(lane), other_(other) {}
 
     float height(const TimelineFrame& frame) const override { return frame.row_height; }
     void preprocess(const TimelineFrame& frame) override;
     void draw(TimelineFrame& frame, float top) override;
     std::optional<LaneId> trace_lane() const override { return lane_; }
+    bool shows_other() const override { return other_; }
     size_t drawn_items() const override { return items_.size(); }
 
   private:
@@ -24,6 +26,8 @@ class SpanLane final : public TimelineLane {
     void boxes(TimelineFrame& frame, float top);
 
     LaneId lane_;
+    bool other_;
+    PixelMapping mapping_;         // this frame's, for the lane's own clock
     std::span<const Span> spans_;  // the lane's spans this frame; items_ index into it
     std::vector<LaneDrawItem> items_;
 };

@@ -13,6 +13,7 @@
 #include "app/gui/timeline_legend.h"
 #include "app/gui/ui_style.h"
 #include "core/analysis/units.h"
+#include "core/config/knobs.h"
 
 // Index of this file:
 // [SECTION] Window, toolbar, legend, summary
@@ -33,6 +34,22 @@ std::string tick_label(TimeNs t, TimeNs step) {
     return fmt::format("{:.{}f} s", static_cast<double>(t) / 1e9, decimals);
 }
 
+// "A: pinned.pinscope · pin_memory=true": each capture's file and the knobs it differs from the other in.
+std::pair<std::string, std::string> comparison_titles(const Capture& a, const Capture& b) {
+    std::string a_title = "A: " + a.path.filename().string(), b_title = "B: " + b.path.filename().string();
+    const char* separator = " \xC2\xB7 ";
+    for (const KnobDifference& d : knob_differences(a.info.config, b.info.config)) {
+        a_title += fmt::format("{}{}={}", separator, d.knob->key, d.a);
+        b_title += fmt::format("{}{}={}", separator, d.knob->key, d.b);
+        separator = ", ";
+    }
+    if (a.info.device.name != b.info.device.name) {
+        a_title += " \xC2\xB7 " + a.info.device.name;
+        b_title += " \xC2\xB7 " + b.info.device.name;
+    }
+    return {a_title, b_title};
+}
+
 }  // namespace
 
 //------------------------------------------------------------------------------------------------------------
@@ -46,10 +63,19 @@ TimelineWindow::TimelineWindow() {
     counters_header_.set_title("Counters");
 }
 
-SpanLane& TimelineWindow::span_lane(LaneId lane) {
-    auto& slot = span_lanes_[lane];
-    if (!slot) slot = std::make_unique<SpanLane>(lane);
+SpanLane& TimelineWindow::span_lane(LaneId lane, bool other) {
+    auto& slot = (other ? other_span_lanes_ : span_lanes_)[lane];
+    if (!slot) slot = std::make_unique<SpanLane>(lane, other);
     return *slot;
+}
+
+void TimelineWindow::reset() {
+    fitted_ = false;
+    viewport_.clear_selection();
+    viewport_.set_following(true);
+    summary_.reset();
+    span_lanes_.clear();
+    other_span_lanes_.clear();
 }
 
 void TimelineWindow::fit(const TraceStore& store) {
@@ -72,6 +98,8 @@ void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float 
         fit(store);
         fitted_ = true;
     }
+    live_ = state.live();
+    if (!live_) viewport_.set_following(false);  // a finished trace has no newest data to follow
     viewport_.update(state.live_edge());
     refresh_summary(state);
 
@@ -94,12 +122,15 @@ void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float 
 // One line however narrow the window: the buttons, then as much of the view's length and the mouse's
 // help as fits (all of it in the tooltip of the view's length).
 void TimelineWindow::toolbar(const AppState& state, Theme theme) {
-    if (viewport_.following()) {
+    if (!state.live()) {
+        // A finished trace has nothing to follow.
+    } else if (viewport_.following()) {
         if (ImGui::Button("Pause (Space)")) viewport_.set_following(false);
-    } else if (ImGui::Button("Follow (Space)")) {
-        viewport_.set_following(true);
+        ImGui::SameLine();
+    } else {
+        if (ImGui::Button("Follow (Space)")) viewport_.set_following(true);
+        ImGui::SameLine();
     }
-    ImGui::SameLine();
     if (ImGui::Button("Fit (F)")) fit(state.store());
     ImGui::SameLine();
     ImGui::BeginDisabled(!viewport_.selection());
@@ -175,7 +206,9 @@ void TimelineWindow::ruler(const PixelMapping& mapping, TimeNs origin, Theme the
         const float half = left + mapping.clamp_x(mapping.x_of(t + step / 2));
         draw->AddLine(ImVec2(half, top.y + height - 3.f), ImVec2(half, top.y + height), faint);
     }
-    if (viewport_.following())
+    if (!live_)
+        draw->AddText(ImVec2(top.x, top.y), ImGui::GetColorU32(ImGuiCol_Text), "CAPTURE");
+    else if (viewport_.following())
         draw->AddText(ImVec2(top.x, top.y), to_imu32(palette(theme).kind[static_cast<int>(SpanKind::kernel)]),
                       "LIVE");
     else
@@ -188,22 +221,32 @@ void TimelineWindow::ruler(const PixelMapping& mapping, TimeNs origin, Theme the
 //------------------------------------------------------------------------------------------------------------
 
 // This frame's rows, top to bottom: the host's lanes, the device's, then the counters, each group under
-// its header. Lanes without spans (a pipeline rebuilt smaller) drop out.
+// its header. Lanes without spans (a pipeline rebuilt smaller) drop out. Comparing, the shown capture's
+// lanes (A) come first and the other's (B) under them, each under a header that names its file.
 std::vector<TimelineLane*> TimelineWindow::arrange(const AppState& state) {
     std::vector<TimelineLane*> rows;
-    std::optional<LaneGroup> group;
-    for (const LaneInfo& info : lanes_to_draw(state.store())) {
-        if (group != info.group) {
-            group = info.group;
-            if (info.group == LaneGroup::host) {
-                rows.push_back(&host_header_);
-            } else {
-                device_header_.set_title(state.session() ? "Device: " + state.session()->status().device.name
-                                                         : "Device");
-                rows.push_back(&device_header_);
+    if (const AppState::Comparison* c = state.comparison()) {
+        const auto [a_title, b_title] = comparison_titles(*state.capture(), c->other);
+        a_header_.set_title(a_title);
+        rows.push_back(&a_header_);
+        for (const LaneInfo& info : lanes_to_draw(state.store())) rows.push_back(&span_lane(info.id));
+        b_header_.set_title(b_title);
+        rows.push_back(&b_header_);
+        for (const LaneInfo& info : lanes_to_draw(c->other.store)) rows.push_back(&span_lane(info.id, true));
+    } else {
+        std::optional<LaneGroup> group;
+        for (const LaneInfo& info : lanes_to_draw(state.store())) {
+            if (group != info.group) {
+                group = info.group;
+                if (info.group == LaneGroup::host) {
+                    rows.push_back(&host_header_);
+                } else {
+                    device_header_.set_title(state.device() ? "Device: " + state.device()->name : "Device");
+                    rows.push_back(&device_header_);
+                }
             }
+            rows.push_back(&span_lane(info.id));
         }
-        rows.push_back(&span_lane(info.id));
     }
     rows.push_back(&counters_header_);
     for (auto& lane : counter_lanes_) rows.push_back(lane.get());
@@ -231,6 +274,10 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
                         ImGui::IsWindowHovered() && mouse.x >= origin.x + label_width,
                         summary_ ? &busy : nullptr,
                         std::nullopt};
+    if (const AppState::Comparison* c = state.comparison()) {
+        frame.other = &c->other.store;
+        frame.other_shift = c->shift;
+    }
 
     // Lay out every row, let the visible ones decide what to draw from the model, then draw them.
     const std::vector<TimelineLane*> rows = arrange(state);
@@ -266,7 +313,7 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
 
     ImGui::Dummy(ImVec2(label_width + canvas_width, y - origin.y));
     interact(frame.mapping, ImVec2(frame.canvas_left, window_top), ImVec2(canvas_right, window_bottom));
-    if (frame.hovered && drag_ == Drag::none) tooltip(*frame.hovered, store);
+    if (frame.hovered && drag_ == Drag::none) tooltip(*frame.hovered, frame.store_of(frame.hovered->other));
     ImGui::EndChild();
 }
 
@@ -283,13 +330,16 @@ void TimelineWindow::overlays(const TimelineFrame& frame, const std::vector<Time
         frame.draw->AddLine(ImVec2(x1, top), ImVec2(x1, bottom), IM_COL32(120, 170, 255, 200));
     }
     if (frame.hovered && frame.hovered->count == 1 && drag_ == Drag::none) {
+        // The trail stays in the hovered span's capture: A's batch 7 is not B's.
+        const bool other = frame.hovered->other;
         std::unordered_map<LaneId, LaneRow> by_lane;
         for (size_t i = 0; i < rows.size(); ++i)
-            if (std::optional<LaneId> lane = rows[i]->trace_lane())
+            if (std::optional<LaneId> lane = rows[i]->trace_lane(); lane && rows[i]->shows_other() == other)
                 by_lane[*lane] = LaneRow{tops[i], rows[i]->height(frame)};
-        draw_batch_trail(frame.draw,
-                         batch_trail(frame.store, frame.hovered->span.batch, frame.hovered->span.start),
-                         by_lane, frame.mapping, frame.canvas_left, frame.theme);
+        draw_batch_trail(
+            frame.draw,
+            batch_trail(frame.store_of(other), frame.hovered->span.batch, frame.hovered->span.start), by_lane,
+            frame.mapping_of(other), frame.canvas_left, frame.theme);
     }
     frame.draw->PopClipRect();
 }

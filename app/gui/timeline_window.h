@@ -35,6 +35,8 @@ class TimelineWindow {
 
     TimelineViewport& viewport() { return viewport_; }
     void fit(const TraceStore& store);
+    // For a new trace (a capture opened, a run started): it is fitted (or followed) afresh.
+    void reset();
     // Spans drawn (or folded) in the last frame, over every lane: for --frame-stats.
     size_t drawn_items() const { return drawn_items_; }
 
@@ -48,18 +50,20 @@ class TimelineWindow {
     void interact(const PixelMapping& mapping, ImVec2 canvas_min, ImVec2 canvas_max);
     void tooltip(const HoveredSpan& hovered, const TraceStore& store);
     void refresh_summary(const AppState& state);
-    SpanLane& span_lane(LaneId lane);
+    SpanLane& span_lane(LaneId lane, bool other = false);
 
     TimelineViewport viewport_;
     // The rows, kept from frame to frame (they hold their draw buffers); arrange() orders them.
     std::unordered_map<LaneId, std::unique_ptr<SpanLane>> span_lanes_;
+    std::unordered_map<LaneId, std::unique_ptr<SpanLane>> other_span_lanes_;  // the compared capture's
     std::vector<std::unique_ptr<CounterLane>> counter_lanes_;
-    HeaderLane host_header_, device_header_, counters_header_;
+    HeaderLane host_header_, device_header_, counters_header_, a_header_, b_header_;
     enum class Drag { none, pan, select } drag_ = Drag::none;
     TimeNs select_anchor_ = 0;
     std::optional<RangeSummary> summary_;
     TimeNs summary_refreshed_ = 0;
     bool fitted_ = false;
+    bool live_ = true;  // what the last frame drew: a live run, or a finished trace
     size_t drawn_items_ = 0;
 };
 

@@ -5,6 +5,8 @@
 #include <thread>
 
 #include "core/config/config_json.h"
+#include "core/io/metrics_json.h"
+#include "core/lab/session_capture.h"
 
 namespace pinscope::gui {
 namespace {
@@ -21,6 +23,13 @@ AppState::AppState(TraceStore trace) : viewed_(std::move(trace)), editor_(Pipeli
     history_.update(viewed_, editor_.applied().batch_size);
 }
 
+AppState::AppState(Capture capture) : capture_(std::move(capture)), editor_(capture_->info.config) {
+    const Interval window{capture_->info.window.start, capture_->info.window.end};
+    const Interval span = window.length() > 0 ? window : Interval{store().first_time(), store().last_time()};
+    history_.replay(store(), batch_size(), span);
+    headline_ = sample_of(capture_metrics(*capture_), store(), span.end);
+}
+
 AppState::~AppState() {
     frame_.reset();
     recording_.reset();  // waits for a write in progress before the session goes
@@ -28,13 +37,81 @@ AppState::~AppState() {
 }
 
 const TraceStore& AppState::store() const {
+    if (capture_) return capture_->store;
     if (!live_) return viewed_;
     assert(frame_ && "store() is read between tick() and end_frame()");
     return frame_->store();
 }
 
 int AppState::batch_size() const {
+    if (capture_) return capture_->info.config.batch_size;
     return live_ ? live_->status().config.batch_size : editor_.applied().batch_size;
+}
+
+const DeviceInfo* AppState::device() const {
+    if (capture_) return &capture_->info.device;
+    return live_ ? &live_->status().device : nullptr;
+}
+
+const MetricsSample& AppState::headline() const {
+    static const MetricsSample kNothingYet;
+    if (headline_) return *headline_;
+    return history_.samples().empty() ? kNothingYet : history_.samples().back();
+}
+
+CaptureInfo AppState::describe() const {
+    if (live_) return describe_session(live_->session());
+    if (capture_) return capture_->info;
+    CaptureInfo info;
+    info.device.name = "synthetic trace";
+    info.config = editor_.applied();
+    return info;
+}
+
+Capture AppState::keep(Interval window) const {
+    Capture kept;
+    kept.info = describe();
+    kept.info.window = MetricsWindow{window.start, window.end};
+    kept.store = store().extract(window);
+    kept.info.metrics = metrics_json(capture_metrics(kept));
+    return kept;
+}
+
+namespace {
+
+// The first batch both captures have that starts inside both measured windows: past start-up in each.
+int64_t first_common_batch(const Capture& a, const Capture& b) {
+    const auto [a_first, a_end] = a.store.batch_ids();
+    const auto [b_first, b_end] = b.store.batch_ids();
+    for (int64_t batch = std::max(a_first, b_first); batch < std::min(a_end, b_end); ++batch) {
+        const auto ea = a.store.batch_extent(batch), eb = b.store.batch_extent(batch);
+        if (ea && eb && ea->first_start >= a.info.window.start && eb->first_start >= b.info.window.start)
+            return batch;
+    }
+    return kNoBatch;
+}
+
+}  // namespace
+
+void AppState::compare_with(Capture other) {
+    if (!capture_) throw std::logic_error("compare needs a capture on the left");
+    Comparison c;
+    c.mine = capture_metrics(*capture_);
+    c.theirs = capture_metrics(other);
+    c.other = std::move(other);
+    comparison_ = std::move(c);
+    // Without a batch in common (other workloads), the two runs start together.
+    if (!align_comparison(first_common_batch(*capture_, comparison_->other)))
+        comparison_->shift = store().first_time() - comparison_->other.store.first_time();
+}
+
+bool AppState::align_comparison(int64_t batch) {
+    if (!comparison_ || batch == kNoBatch) return false;
+    const auto mine = store().batch_extent(batch), theirs = comparison_->other.store.batch_extent(batch);
+    if (!mine || !theirs) return false;
+    comparison_->batch = batch;
+    comparison_->shift = mine->first_start - theirs->first_start;
+    return true;
 }
 
 TimeNs AppState::time_origin() const {
@@ -50,7 +127,7 @@ TimeNs AppState::live_edge() const {
 
 void AppState::tick(TimeNs now, std::optional<TimeNs> view_start) {
     if (!live_) {
-        if (recording_) recording_->update(viewed_, now);
+        if (recording_) recording_->update(store(), now);
         return;
     }
     frame_.reset();
@@ -74,14 +151,7 @@ void AppState::allow_eviction(TimeNs view_start) {
 void AppState::start_recording(const RecordRequest& request, TimeNs now) {
     if (recording_ && !recording_->finished())
         throw std::invalid_argument("a recording is already in progress");
-    RecordContext context;
-    context.batch_size = batch_size();
-    if (live_) {
-        context.device_name = live_->status().device.name;
-        context.config = config_to_json(live_->status().config);
-    } else {
-        context.device_name = "synthetic trace";
-    }
+    RecordContext context{describe()};
     recording_.reset();
     recording_ = std::make_unique<Recording>(request, std::move(context), now, store().latest_span_end());
     recording_->update(store(), now);

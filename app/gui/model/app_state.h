@@ -15,6 +15,7 @@
 #include "app/gui/model/live_session.h"
 #include "app/gui/model/metrics_history.h"
 #include "app/gui/model/recording.h"
+#include "core/io/capture.h"
 
 namespace pinscope::gui {
 
@@ -24,6 +25,9 @@ class AppState {
     explicit AppState(const PipelineConfig& config);
     // A viewer of a finished trace (e.g. a synthetic one): no pipeline, the controls are inert.
     explicit AppState(TraceStore trace);
+    // A viewer of a capture: its trace, config, device and metrics (the history of its plots is
+    // computed here, so build it off the GUI thread for a big one).
+    explicit AppState(Capture capture);
     ~AppState();
 
     // At the start of a frame. Hands a valid edited config to the pipeline, takes the frame's snapshot of
@@ -34,6 +38,32 @@ class AppState {
     void end_frame() { frame_.reset(); }
 
     bool live() const { return live_ != nullptr; }
+    // The capture being viewed, or nullptr (live, or a synthetic trace).
+    const Capture* capture() const { return capture_ ? &*capture_ : nullptr; }
+    // The device the data came from: the session's, or the capture's; nullptr for a synthetic trace.
+    const DeviceInfo* device() const;
+    // What the metric tiles show: live, the newest second; a capture, its whole recorded window.
+    const MetricsSample& headline() const;
+    // What a capture of what is shown says about the run (config, device, ...), without a window.
+    CaptureInfo describe() const;
+    // A capture of what is shown now over `window`: the live trace with the session's description, or
+    // the viewed capture's spans there.
+    Capture keep(Interval window) const;
+
+    // Compare (a capture viewer only): `other` drawn under the capture, shifted in time so that batch
+    // `batch` starts at the same moment in both, with both runs' metrics.
+    struct Comparison {
+        Capture other;
+        int64_t batch = kNoBatch;
+        TimeNs shift = 0;  // added to the other capture's times to put them on this one's axis
+        Metrics mine, theirs;
+    };
+    // Aligns at the first batch both measured; throws std::logic_error when not viewing a capture.
+    void compare_with(Capture other);
+    // Aligns at `batch` if both captures have it; false (and nothing moves) otherwise.
+    bool align_comparison(int64_t batch);
+    void end_comparison() { comparison_.reset(); }
+    const Comparison* comparison() const { return comparison_ ? &*comparison_ : nullptr; }
     LiveSession* session() { return live_.get(); }
     const LiveSession* session() const { return live_.get(); }
     // The trace as of this frame: between tick() and end_frame() for a live pipeline, always for a viewer.
@@ -66,6 +96,9 @@ class AppState {
     std::unique_ptr<LiveSession> live_;
     std::optional<TraceCollector::Snapshot> frame_;
     TraceStore viewed_;
+    std::optional<Capture> capture_;
+    std::optional<MetricsSample> headline_;  // a capture's whole-window metrics
+    std::optional<Comparison> comparison_;
     ConfigEditor editor_;
     std::string apply_error_;
     MetricsHistory history_;

@@ -14,7 +14,16 @@ fs::path working_folder() {
     return ec ? fs::path(".") : folder;
 }
 
-FileBrowser::FileBrowser(fs::path folder, std::string extension) : extension_(std::move(extension)) {
+namespace {
+
+bool has_extension(const fs::path& file, const std::vector<std::string>& extensions) {
+    return std::find(extensions.begin(), extensions.end(), file.extension().string()) != extensions.end();
+}
+
+}  // namespace
+
+FileBrowser::FileBrowser(fs::path folder, std::vector<std::string> extensions, Mode mode)
+    : extensions_(std::move(extensions)), mode_(mode) {
     go_to(std::move(folder));
 }
 
@@ -50,7 +59,7 @@ void FileBrowser::refresh() {
         std::error_code type_ec;
         if (entry.is_directory(type_ec)) {
             entries_.push_back({std::move(name), true, 0});
-        } else if (entry.path().extension() == extension_) {
+        } else if (has_extension(entry.path(), extensions_)) {
             std::error_code size_ec;
             const uintmax_t bytes = entry.file_size(size_ec);
             entries_.push_back({std::move(name), false, size_ec ? 0 : bytes});
@@ -63,7 +72,7 @@ void FileBrowser::refresh() {
 
 fs::path FileBrowser::chosen() const {
     fs::path name = file_name;
-    if (name.extension() != extension_) name += extension_;
+    if (!has_extension(name, extensions_) && !extensions_.empty()) name += extensions_.front();
     return folder_ / name;
 }
 
@@ -73,6 +82,12 @@ std::string FileBrowser::problem() const {
         return "a file name cannot contain '/'; pick the folder above";
     std::error_code ec;
     if (!fs::is_directory(folder_, ec)) return folder_.string() + " is not a folder";
+    if (mode_ == Mode::open) {
+        if (fs::is_directory(chosen(), ec)) return chosen().string() + " is a folder";
+        if (!fs::exists(chosen(), ec)) return "no file " + chosen().filename().string() + " here";
+        if (::access(chosen().c_str(), R_OK) != 0) return "cannot read " + chosen().string();
+        return {};
+    }
     if (::access(folder_.c_str(), W_OK) != 0)
         return "cannot write in " + folder_.string() + "; pick another folder";
     if (fs::is_directory(chosen(), ec)) return chosen().string() + " is a folder";

@@ -50,6 +50,7 @@ class LiveSession {
     uint64_t dropped_spans() const { return session_->trace().dropped(); }
     DeviceResources device_resources() const { return session_->device_resources(); }
     void stop() { session_->stop(); }
+    const Session& session() const { return *session_; }
 
     // The app never ends a run by time or count: those knobs are for headless runs.
     static PipelineConfig unbounded(PipelineConfig config);

@@ -18,6 +18,9 @@ struct MetricsSample {
     double outstanding = 0, reorder_depth = 0, pinned_bytes = 0;  // levels in force at `time`
 };
 
+// A sample from metrics over a window that ends at `time`, with the counter levels in force then.
+MetricsSample sample_of(const Metrics& metrics, const TraceStore& store, TimeNs time);
+
 struct MetricsHistoryOptions {
     TimeNs every = 250 * kNsPerMs;
     TimeNs window = kNsPerS;
@@ -35,6 +38,9 @@ class MetricsHistory {
     // `lag`: how far behind its newest data the store is complete (late GPU records): the window ends
     // that far back, or `settle` back, whichever is more.
     bool update(const TraceStore& store, int batch_size, TimeNs lag = 0);
+    // The history of a finished trace over `span`: `capacity` samples from its start to its end, so the
+    // plots show the whole run.
+    void replay(const TraceStore& store, int batch_size, Interval span);
     void clear();
 
     const std::deque<MetricsSample>& samples() const { return samples_; }

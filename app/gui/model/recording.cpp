@@ -7,10 +7,15 @@
 #include <fmt/format.h>
 
 #include "core/analysis/metrics.h"
+#include "core/config/config_json.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/metrics_json.h"
 
 namespace pinscope::gui {
+
+bool records_capture(const std::filesystem::path& file) {
+    return file.extension() == kCaptureExtension;
+}
 
 Recording::Recording(RecordRequest request, RecordContext context, TimeNs now, TimeNs latest)
     : request_(std::move(request)), context_(std::move(context)) {
@@ -39,18 +44,21 @@ void Recording::update(const TraceStore& store, TimeNs now) {
         if (request_.mode == RecordMode::next && now < window_.end + kSettle) return;
         auto window = std::make_shared<TraceStore>(store.extract(window_));
         spans_written_ = window->span_count();
-        ExportInfo info;
-        info.device_name = context_.device_name;
-        info.config = context_.config;
-        info.metrics =
-            metrics_json(compute_metrics(*window, context_.batch_size, {window_.start, window_.end}));
-        info.start = window_.start;
-        info.end = window_.end;
+        CaptureInfo info = context_.info;
+        info.window = {window_.start, window_.end};
+        const Metrics metrics = compute_metrics(*window, info.config.batch_size, info.window);
+        info.metrics = metrics_json(metrics);
         phase_ = RecordPhase::writing;
         message_ = fmt::format("writing {} spans", spans_written_);
         writer_ = std::async(std::launch::async, [window, info, file = request_.file]() -> std::string {
             try {
-                save_chrome_trace(file, *window, info);
+                if (records_capture(file)) {
+                    save_capture(file, *window, info);
+                } else {
+                    const ExportInfo chrome{info.device.name, "pinscope",        config_to_json(info.config),
+                                            info.metrics,     info.window.start, info.window.end};
+                    save_chrome_trace(file, *window, chrome);
+                }
                 return {};
             } catch (const std::exception& e) {
                 return e.what();

@@ -1,6 +1,7 @@
 #pragma once
-// Record: capture the last N seconds, or the next N seconds, of the live trace to a Chrome Trace
-// file (Perfetto, chrome://tracing). The window is copied out of the store on the GUI thread (cheap:
+// Record: capture the last N seconds, or the next N seconds, of the live trace to a capture (.pinscope,
+// which the app, `pinscope stats` and `diff` open) or a Chrome Trace file (.json: Perfetto,
+// chrome://tracing), by the file's extension. The window is copied out of the store on the GUI thread (cheap:
 // only the window, TraceStore::extract) and written on a background thread, so the timeline keeps moving
 // while a large capture is written. The write is atomic (save_chrome_trace): a failure leaves no half file.
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/intervals.h"
+#include "core/io/capture.h"
 #include "core/trace/trace_store.h"
 
 namespace pinscope::gui {
@@ -22,12 +24,14 @@ struct RecordRequest {
     std::filesystem::path file;
 };
 
-// What goes into the file besides the spans.
+// What goes into the file besides the spans: the run's description (its window and metrics are the
+// recording's own).
 struct RecordContext {
-    std::string device_name;
-    nlohmann::json config = nullptr;
-    int batch_size = 1;
+    CaptureInfo info;
 };
+
+// A capture when the file ends in .pinscope, else Chrome Trace JSON.
+bool records_capture(const std::filesystem::path& file);
 
 enum class RecordPhase { capturing, writing, done, failed };
 
