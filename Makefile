@@ -1,11 +1,12 @@
 # The two commands of pinscope (see README.md). Both install what is missing first.
 #   make run    builds in Release and opens the desktop app (without a display: the headless demo)
 #   make test   checks the layout (clang-format), then builds and runs every test: Release, then
-#               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline tests
+#               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline tests,
+#               then a minute of libFuzzer on each file reader (capture, config, calibration; clang)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test deps build format format-check test-release test-asan test-tsan bench clean
+.PHONY: run test deps build format format-check test-release test-asan test-tsan test-fuzz bench clean
 
 # The C++ sources clang-format keeps (.clang-format at the root decides the layout).
 SOURCES = $(shell find core app tests -name '*.cpp' -o -name '*.h' -o -name '*.cu')
@@ -23,7 +24,7 @@ run: build
 bench: build
 	./build/app/pinscope bench
 
-test: format-check test-release test-asan test-tsan
+test: format-check test-release test-asan test-tsan test-fuzz
 
 format: deps
 	@clang-format -i $(SOURCES)
@@ -50,5 +51,24 @@ test-tsan: deps
 	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L "pipeline|device"
 
+# Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, so a run does not grow
+# them; any crash, sanitizer report, leak, timeout or out-of-memory fails, and leaves its input as
+# build-fuzz/fuzz_NAME-crash-* (or -leak-, -timeout-, -oom-). libFuzzer needs clang.
+FUZZERS = capture config calibration
+FUZZ_SECONDS ?= 60
+test-fuzz: deps
+	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DPINSCOPE_FUZZ=ON -DPINSCOPE_GUI=OFF -DPINSCOPE_CUDA=OFF $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZERS))
+	@for f in $(FUZZERS); do \
+	    rm -rf build-fuzz/corpus-$$f && cp -r tests/fuzz/corpus/$$f build-fuzz/corpus-$$f || exit 1; \
+	    echo "fuzz_$$f: $(FUZZ_SECONDS) s on a copy of tests/fuzz/corpus/$$f"; \
+	    UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/tests/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
+	        -rss_limit_mb=2560 -max_len=65536 -timeout=10 -artifact_prefix=build-fuzz/fuzz_$$f- \
+	        build-fuzz/corpus-$$f > build-fuzz/fuzz_$$f.log 2>&1 \
+	        || { grep -v '^#[0-9]' build-fuzz/fuzz_$$f.log; exit 1; }; \
+	    grep '^Done' build-fuzz/fuzz_$$f.log; \
+	done
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

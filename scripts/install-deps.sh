@@ -9,6 +9,7 @@ packages=(
     nlohmann-json3-dev libcli11-dev libfmt-dev     # core and command line
     libzstd-dev                                    # compressed captures
     doctest-dev                                    # tests
+    clang-14 libclang-rt-14-dev                    # the fuzzers of `make test-fuzz` (libFuzzer)
     libimgui-dev libglfw3-dev libgl-dev libfreetype-dev libstb-dev fonts-dejavu-core  # desktop app
     xvfb xauth                                     # desktop app tests without a display
 )

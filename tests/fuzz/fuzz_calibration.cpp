@@ -1,0 +1,31 @@
+// Fuzzes the calibration reader: JSON text that parses is either a calibration or a CalibrationError.
+// A calibration that loads must give every copy a finite time, never negative: the simulated GPU
+// schedules its copies by it.
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device/calibration.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    using namespace pinscope;
+    const nlohmann::json json = nlohmann::json::parse(data, data + size, nullptr, false);
+    if (json.is_discarded()) return 0;  // calibration_file_json's parse error, tested by the unit tests
+    Calibration calibration;
+    try {
+        calibration = calibration_from_json(json, "fuzz.json");
+    } catch (const CalibrationError&) {
+        return 0;
+    }
+    for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
+        for (HostMemory memory : {HostMemory::pageable, HostMemory::pinned}) {
+            const CopyCurve& curve = calibration.curve(direction, memory);
+            for (double bytes : {0.0, 1.0, 4096.0, 1048576.0, 3e6, 67108864.0, 1e9, 1e12}) {
+                const double seconds = curve.seconds(bytes);
+                if (!std::isfinite(seconds) || seconds < 0) std::abort();
+            }
+        }
+    return 0;
+}

@@ -1,0 +1,95 @@
+// Writes the capture fuzzer's seeds into a folder: tiny runs on the simulated GPU saved as captures, a
+// hand-made trace with what runs do not record (span names, an empty lane), an empty capture, and two
+// damaged copies (cut short, one byte flipped), so the fuzzer starts from every part of the format.
+//   make_capture_seeds tests/fuzz/corpus/capture
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/io/capture.h"
+#include "core/lab/measured_run.h"
+#include "core/lab/session_capture.h"
+#include "tests/sim_configs.h"
+
+using namespace pinscope;
+
+namespace {
+
+void save_run(const std::filesystem::path& path, const PipelineConfig& config) {
+    MeasuredRun run(config);
+    run.run();
+    const TraceCollector::Snapshot snapshot = run.trace();
+    save_capture(path, snapshot.store(), session_capture_info(run));
+}
+
+// Spans with names, as an imported trace has them, a lane that never recorded, and counter samples.
+void save_named_trace(const std::filesystem::path& path) {
+    LaneRegistry registry;
+    const LaneId main = registry.lane(LaneKind::main);
+    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    const LaneId kernel = registry.lane(LaneKind::kernel, 0);
+    registry.lane(LaneKind::d2h, 0);
+    TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
+    store.set_lanes(registry.snapshot());
+    const uint32_t gemm = store.intern("sm90_xmma_gemm_bf16");
+    constexpr TimeNs kBase = 1'000'000'000;
+    for (int b = 0; b < 3; ++b) {
+        const TimeNs t = kBase + b * 10'000;
+        store.add(Span{t, t + 500, kNoBatch, 0, main, SpanKind::wait});
+        store.add(Span{t + 500, t + 2'500, b, 1 << 20, h2d, SpanKind::h2d, HostMemory::pinned});
+        store.add(Span{t + 2'500, t + 9'000, b, 0, kernel, SpanKind::kernel, HostMemory::none, gemm});
+        store.add(CounterSample{t, double(b), CounterKind::outstanding_batches});
+    }
+    CaptureInfo info;
+    info.config = testing::tiny_run(3);
+    info.window = {kBase, kBase + 30'000};
+    info.created = "2026-11-23T10:00:00Z";
+    save_capture(path, store, info);
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+}
+
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: make_capture_seeds FOLDER\n");
+        return 2;
+    }
+    const std::filesystem::path folder = argv[1];
+    std::filesystem::create_directories(folder);
+
+    save_run(folder / "run-4-batches.pinscope", testing::tiny_run(4));
+    PipelineConfig inline_pageable = testing::tiny_run(3);
+    inline_pageable.num_workers = 0;
+    inline_pageable.pin_memory = false;
+    inline_pageable.non_blocking = false;
+    save_run(folder / "run-inline-pageable.pinscope", inline_pageable);
+    PipelineConfig chunked = testing::tiny_run(3);
+    chunked.chunks = 2;
+    chunked.pin_mode = PinMode::direct;
+    save_run(folder / "run-chunked-direct.pinscope", chunked);
+    save_named_trace(folder / "named-spans.pinscope");
+    save_capture(folder / "empty.pinscope", TraceStore{}, CaptureInfo{});
+
+    const std::string whole = read_bytes(folder / "run-4-batches.pinscope");
+    write_bytes(folder / "cut-short.pinscope", whole.substr(0, whole.size() * 2 / 3));
+    std::string flipped = whole;
+    flipped[flipped.size() - 40] ^= 0x10;  // inside the last section's compressed bytes
+    write_bytes(folder / "flipped-byte.pinscope", flipped);
+
+    for (const auto& entry : std::filesystem::directory_iterator(folder))
+        std::printf("%8ju  %s\n", static_cast<uintmax_t>(entry.file_size()), entry.path().c_str());
+}
