@@ -76,12 +76,14 @@ Command add_bench_command(CLI::App& app) {
         ->option_text("SPANS...");
     cmd->add_option("--folder", *folder, "Where --captures writes its files (they are removed after)")
         ->option_text("DIR");
+    auto keep = std::make_shared<bool>(false);
+    cmd->add_flag("--keep", *keep, "Keep the captures --captures wrote (to open them in the app)");
     cmd->add_option("--open-capture", *open_capture, "Open a capture and print how long it took")->group("");
-    return {cmd, [seconds, json, captures, folder, open_capture] {
+    return {cmd, [seconds, json, captures, folder, open_capture, keep] {
                 if (!open_capture->empty()) return open_capture_timed(*open_capture);
                 if (!captures->empty()) {
                     check_writable(std::filesystem::path(*folder) / "x", "--folder");
-                    return run_capture_bench(*captures, *folder);
+                    return run_capture_bench(*captures, *folder, *keep);
                 }
                 const std::vector<BenchCase> cases = {
                     {"inline (num_workers=0), pinned", 0, true, PinMode::thread},

@@ -134,7 +134,7 @@ int open_capture_timed(const std::filesystem::path& file) {
     return kExitOk;
 }
 
-int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::path& folder) {
+int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::path& folder, bool keep) {
     fmt::print(
         "capture benchmark: spans of the fastest pipeline (simulated GPU, no workers, zero-cost work), "
         "{} cores\n",
@@ -149,7 +149,7 @@ int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::p
         const double save_s = ns_to_s(now_ns() - start);
         const uintmax_t bytes = std::filesystem::file_size(file);
         const Opened opened = open_in_child(file);
-        std::filesystem::remove(file);
+        if (!keep) std::filesystem::remove(file);
         if (opened.spans != recorded.store.span_count())
             throw std::runtime_error(
                 fmt::format("opened {} spans of {}", opened.spans, recorded.store.span_count()));

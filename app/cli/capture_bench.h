@@ -8,7 +8,8 @@
 
 namespace pinscope {
 
-int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::path& folder);
+// `keep`: leave the files in `folder` (pinscope-bench-SPANS.pinscope) rather than removing them.
+int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::path& folder, bool keep);
 
 // The child's side: opens `file`, prints {"seconds": ..., "spans": ...} (`bench --open-capture FILE`).
 int open_capture_timed(const std::filesystem::path& file);

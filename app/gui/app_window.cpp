@@ -80,6 +80,10 @@ AppWindow::AppWindow(const WindowOptions& options) {
     glfwSwapInterval(1);
     glfwSetDropCallback(window_, on_drop);
     gl_description_ = "OpenGL " + gl_string(GL_VERSION) + " on " + gl_string(GL_RENDERER);
+    const std::string renderer = gl_string(GL_RENDERER);
+    software_gl_ = renderer.find("llvmpipe") != std::string::npos ||
+                   renderer.find("softpipe") != std::string::npos ||
+                   renderer.find("Software Rasterizer") != std::string::npos;
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();

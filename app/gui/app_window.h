@@ -56,6 +56,8 @@ class AppWindow {
 
     // "OpenGL 4.5 (Core Profile) Mesa 22.3.6 on llvmpipe": said once on start.
     const std::string& gl_description() const { return gl_description_; }
+    // OpenGL drawn by the CPU (Mesa's llvmpipe or softpipe, as under Xvfb without a GPU).
+    bool software_gl() const { return software_gl_; }
     // Font atlas changes must reach the GPU between frames.
     void reload_font_texture();
 
@@ -65,6 +67,7 @@ class AppWindow {
     GLFWwindow* window_ = nullptr;
     bool imgui_ = false, glfw_backend_ = false, gl_backend_ = false;
     std::string gl_description_;
+    bool software_gl_ = false;
 };
 
 }  // namespace pinscope::gui

@@ -46,6 +46,25 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
         zoom_settled_ = true;
     }
     if (!options.open_file.empty()) files_.open(options.open_file);
+    using R = GuiOptions::SpanRendering;
+    if (options.span_rendering == R::gpu ||
+        (options.span_rendering == R::automatic && !window.software_gl())) {
+        span_renderer_ = std::make_unique<SpanRenderer>();
+        if (!span_renderer_->available())
+            fmt::print(stderr, "pinscope: spans are drawn with draw lists: {}\n", span_renderer_->problem());
+        timeline_.set_span_renderer(span_renderer_.get());
+    }
+}
+
+// Says how the timeline's spans are drawn this frame, for the status bar and --frame-stats.
+std::string DesktopApp::span_drawing() const {
+    if (!span_renderer_)
+        return options_.span_rendering == GuiOptions::SpanRendering::draw_lists
+                   ? "spans: draw lists (--renderer drawlist)"
+                   : "spans: draw lists (software OpenGL)";
+    if (!span_renderer_->available()) return "spans: draw lists (GPU shaders unavailable)";
+    if (state_->live()) return "spans: draw lists (live)";
+    return "spans: GPU shaders";
 }
 
 void DesktopApp::replace_state(std::unique_ptr<AppState> state) {
@@ -145,11 +164,11 @@ void DesktopApp::report_frame_stats() const {
     fmt::print(
         "frame build time over {} frames (after {} warm-up): p50 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms "
         "of CPU time; wall time p50 {:.2f} ms, p99 {:.2f} ms; {} spans in the trace, {} boxes drawn in the "
-        "last frame\n",
+        "last frame; {}\n",
         cpu_stats_.count(), kWarmUpFrames, ms(cpu_stats_.percentile(50)), ms(cpu_stats_.percentile(99)),
         ms(cpu_stats_.max()), ms(wall_stats_.percentile(50)), ms(wall_stats_.percentile(99)),
         format_count(static_cast<double>(spans_in_last_frame_)),
-        format_count(static_cast<double>(timeline_.drawn_items())));
+        format_count(static_cast<double>(timeline_.drawn_items())), span_drawing());
 }
 
 void DesktopApp::shortcuts() {
@@ -232,6 +251,7 @@ std::optional<ImVec2> DesktopApp::pointer() const {
 
 void DesktopApp::build_frame() {
     window_.new_frame(pointer());
+    if (span_renderer_) span_renderer_->begin_frame();
     state_->tick(now_ns(), timeline_.viewport().range().start);
     settle_zoom();
     if (options_.select_last > 0) {  // for screenshots of a selection
@@ -244,7 +264,7 @@ void DesktopApp::build_frame() {
 
     const ImGuiIO& io = ImGui::GetIO();
     const Theme theme = style_.theme();
-    const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate};
+    const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate, span_drawing()};
     const Layout layout =
         lay_out(measure_layout(io.DisplaySize, status_bar_lines(*state_, extras), controls_collapsed_));
     if (state_->comparison() && !controls_collapsed_)

@@ -33,6 +33,7 @@ class DesktopApp {
     void shortcuts();
     void shortcuts_window();
     void report_frame_stats() const;
+    std::string span_drawing() const;
     std::optional<ImVec2> pointer() const;
     void settle_zoom();
     void show_at_its_zoom(const Preset& preset);
@@ -49,6 +50,7 @@ class DesktopApp {
     UiStyle style_;
     UiSettings wanted_;
     ControlsWindow controls_;
+    std::unique_ptr<SpanRenderer> span_renderer_;  // null with --renderer drawlist
     TimelineWindow timeline_;
     RecordWindow record_;
     FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build

@@ -128,6 +128,17 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
         ->option_text("FILE")
         ->needs("--open")
         ->group(group);
+    cmd.add_option_function<std::string>(
+           "--renderer",
+           [&options](const std::string& r) {
+               using R = GuiOptions::SpanRendering;
+               options.span_rendering = r == "gpu" ? R::gpu : r == "drawlist" ? R::draw_lists : R::automatic;
+           },
+           "How a capture's spans are drawn: gpu (GLSL instancing, OpenGL 3.3), drawlist (ImGui's draw "
+           "lists, as live runs are) or auto (gpu unless OpenGL is a software rasterizer)")
+        ->check(CLI::IsMember({"auto", "gpu", "drawlist"}))
+        ->default_str("auto")
+        ->group(group);
     cmd.add_option("--synthetic-spans", options.synthetic_spans,
                    "View a synthetic trace of this many spans instead of running a pipeline (for measuring)")
         ->group(group);

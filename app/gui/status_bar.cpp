@@ -49,7 +49,8 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
                                format_count(double(dropped)).c_str());
         }
         ImGui::SameLine();
-        ImGui::TextColored(muted_colour(theme), "|  %.0f fps", extras.fps);
+        ImGui::TextColored(muted_colour(theme), "|  %.0f fps  |  %s", extras.fps,
+                           extras.span_drawing.c_str());
         if (ImGui::IsWindowHovered())
             ImGui::SetTooltip("%s\n%s", s.device.name.c_str(), s.device_why.c_str());
         if (!s.error.empty()) {
@@ -61,16 +62,18 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
     } else if (const Capture* capture = state.capture()) {
         ImGui::TextColored(muted_colour(theme), "CAPTURE");
         ImGui::SameLine();
-        ImGui::Text("%s  |  recorded %s  |  %s spans, %s  |  %.0f fps",
+        ImGui::Text("%s  |  recorded %s  |  %s spans, %s  |  %.0f fps  |  %s",
                     capture->path.filename().string().c_str(), capture->info.created.c_str(),
                     format_count(double(store.span_count())).c_str(),
-                    format_bytes(double(capture->file_bytes)).c_str(), extras.fps);
+                    format_bytes(double(capture->file_bytes)).c_str(), extras.fps,
+                    extras.span_drawing.c_str());
         if (ImGui::IsWindowHovered())
             ImGui::SetTooltip("%s\n%s\nwritten by pinscope %s", capture->path.string().c_str(),
                               capture->info.device.name.c_str(), capture->info.writer_version.c_str());
     } else {
-        ImGui::Text("Viewing a trace of %s spans (no pipeline)  |  %.0f fps",
-                    format_count(double(store.span_count())).c_str(), extras.fps);
+        ImGui::Text("Viewing a trace of %s spans (no pipeline)  |  %.0f fps  |  %s",
+                    format_count(double(store.span_count())).c_str(), extras.fps,
+                    extras.span_drawing.c_str());
     }
     if (font_fell_back(extras))
         ImGui::TextColored(warning_colour(theme), "Font: %s", extras.font_note.c_str());

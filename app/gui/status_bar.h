@@ -16,6 +16,7 @@ struct StatusExtras {
     std::string font_note;  // which font, and why not DejaVu when it is missing
     bool font_fell_back = false;
     float fps = 0;
+    std::string span_drawing;  // how the timeline's spans are drawn: GPU shaders or draw lists, and why
 };
 
 // Lines the status bar needs for this state (1 to 3): the window is sized from it.

@@ -14,6 +14,8 @@
 
 namespace pinscope::gui {
 
+class SpanRenderer;
+
 // What the mouse is over: one span, or a fold of many.
 struct HoveredSpan {
     LaneId lane = kNoLane;
@@ -40,6 +42,8 @@ struct TimelineFrame {
     // this one's axis.
     const TraceStore* other = nullptr;
     TimeNs other_shift = 0;
+    // Draws span lanes on the GPU when set: lanes that no longer change (a capture), shaders compiled.
+    SpanRenderer* gpu = nullptr;
 
     const TraceStore& store_of(bool of_other) const { return of_other && other ? *other : store; }
     // B's times to pixels: the same pixels as A's times `other_shift` later.

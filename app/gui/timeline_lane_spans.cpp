@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/gui/span_renderer.h"
 #include "app/gui/ui_style.h"
 #include "core/analysis/units.h"
 
@@ -77,6 +78,14 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
     const bool mouse_in_row =
         frame.mouse_over_canvas && frame.mouse.y >= top && frame.mouse.y < top + frame.row_height;
 
+    // On the GPU the boxes are drawn from the spans themselves; the folds below still give the labels
+    // and what the mouse is over.
+    if (frame.gpu)
+        if (const LaneSpans* lane = frame.store_of(other_).lane(lane_))
+            frame.gpu->draw_lane(frame.draw, *lane, mapping_, ImVec2(frame.canvas_left, y0),
+                                 ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), y1),
+                                 palette);
+
     float nearest = kHoverSlackPx + 1;
     for (const LaneDrawItem& item : items_) {
         float x0 = frame.canvas_left + frame.mapping.clamp_x(item.x0);
@@ -88,12 +97,16 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
         const float fill_top =
             item.folded() ? y1 - std::max(2.f, static_cast<float>(item.occupancy) * (y1 - y0)) : y0;
         const ImVec2 a(x0, y0), b(x1, y1), filled(x0, fill_top);
-        if (item.folded()) frame.draw->AddRectFilled(a, b, to_imu32(colour, 70));
-        frame.draw->AddRectFilled(filled, b, to_imu32(colour));
+        if (!frame.gpu) {
+            if (item.folded()) frame.draw->AddRectFilled(a, b, to_imu32(colour, 70));
+            frame.draw->AddRectFilled(filled, b, to_imu32(colour));
+        }
         if (item.memory == HostMemory::pageable && is_copy(item.kind)) {
-            draw_hatch(frame.draw, filled, b, stripe, 6.f);
-            frame.draw->AddRect(a, b, stripe, 0.f, 0, 1.5f);
-        } else if (item.folded()) {
+            if (!frame.gpu) draw_hatch(frame.draw, filled, b, stripe, 6.f);
+            // A span is outlined on either path; a fold's outline would paint a lane of tiny copies
+            // solid red, so the hatch alone marks it.
+            if (!item.folded()) frame.draw->AddRect(a, b, stripe, 0.f, 0, 1.5f);
+        } else if (item.folded() && !frame.gpu) {
             frame.draw->AddRect(a, b, to_imu32(colour));  // the fold's extent, in its kind's colour
         }
         const Span& span = spans[item.first];

@@ -278,6 +278,7 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
         frame.other = &c->other.store;
         frame.other_shift = c->shift;
     }
+    if (renderer_ && renderer_->available() && !state.live()) frame.gpu = renderer_;
 
     // Lay out every row, let the visible ones decide what to draw from the model, then draw them.
     const std::vector<TimelineLane*> rows = arrange(state);

@@ -15,6 +15,7 @@
 #include "app/gui/model/layout.h"
 #include "app/gui/model/range_summary.h"
 #include "app/gui/model/timeline_viewport.h"
+#include "app/gui/span_renderer.h"
 #include "app/gui/timeline_lane.h"
 #include "app/gui/timeline_lane_counter.h"
 #include "app/gui/timeline_lane_header.h"
@@ -39,6 +40,8 @@ class TimelineWindow {
     void reset();
     // Spans drawn (or folded) in the last frame, over every lane: for --frame-stats.
     size_t drawn_items() const { return drawn_items_; }
+    // Span lanes of a trace that no longer changes are drawn by `renderer` when it is available.
+    void set_span_renderer(SpanRenderer* renderer) { renderer_ = renderer; }
 
   private:
     void summary_overlay(const TimelineFrame& frame, float top);
@@ -65,6 +68,7 @@ class TimelineWindow {
     bool fitted_ = false;
     bool live_ = true;  // what the last frame drew: a live run, or a finished trace
     size_t drawn_items_ = 0;
+    SpanRenderer* renderer_ = nullptr;
 };
 
 }  // namespace pinscope::gui
