@@ -130,6 +130,33 @@ TEST_CASE("diff of a pinned and a pageable capture states the H2D and overlap di
     }
 }
 
+TEST_CASE("diff of the committed H100 captures states the H2D speed-up and the overlap pinning bought") {
+    const std::string captures = PINSCOPE_CAPTURES;
+    const std::string pair = captures + "/h100-transfer-bound-pageable.pinscope " + captures +
+                             "/h100-transfer-bound-pinned.pinscope";
+    const Result r = run_pinscope("diff " + pair);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("NVIDIA H100 80GB HBM3") != std::string::npos);
+    const Result j = run_pinscope("diff --json " + pair);
+    REQUIRE(j.exit_code == 0);
+    const nlohmann::json diff = nlohmann::json::parse(j.out);
+    int stated = 0;
+    for (const auto& row : diff["metrics"]) {
+        const std::string change = row["change"];
+        if (row["name"] == "H2D while copying") {
+            CHECK(row["b"].get<double>() > 3 * row["a"].get<double>());  // pinned: several times faster
+            CHECK(change.back() == 'x');
+            ++stated;
+        }
+        if (row["name"] == "copy/compute overlap") {
+            CHECK(row["b"].get<double>() > row["a"].get<double>() + 0.5);
+            CHECK(change.find("pts") != std::string::npos);
+            ++stated;
+        }
+    }
+    CHECK(stated == 2);
+}
+
 TEST_CASE("export writes a Perfetto trace, CSV, PNG and SVG of a capture, and refuses what it cannot do") {
     const std::string capture = recorded("pinned", true).string();
     const auto out = [](const char* name) { return (folder() / name).string(); };

@@ -145,3 +145,43 @@ TEST_CASE("preset 09's kernel lanes are visibly not solid, at its own zoom and f
         CHECK(fill < 0.45);  // not one solid block: each stream runs a kernel about a third of the time
     }
 }
+
+namespace {
+
+// Pixel rows where `colour` shows as at least `runs` separate boxes: the rows of lanes of that colour.
+// Only row `only` when given.
+std::vector<int> rows_with_runs(const Png& png, Rgb colour, int runs, int only = -1) {
+    std::vector<int> rows;
+    for (int y = only < 0 ? 0 : only; y < (only < 0 ? png.height : only + 1); ++y) {
+        int found = 0;
+        bool inside = false;
+        for (int x = 0; x < png.width; ++x) {
+            const bool match = png.at(x, y) == colour;
+            found += match && !inside;
+            inside = match;
+        }
+        if (found >= runs) rows.push_back(y);
+    }
+    return rows;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the compare view stacks the pageable capture's hatched copies over the pinned one's solid copies") {
+    const char* path = std::getenv("PINSCOPE_SCREENSHOT");
+    REQUIRE(path);
+    const Png png = load(path);
+    REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
+    // A's H2D lanes: copies from pageable memory, blue boxes hatched in the warning colour. B's: blue
+    // boxes without a stripe.
+    const Rgb stripe = kDarkPalette.pageable_stripe;
+    const std::vector<int> hatched = rows_with_runs(png, stripe, 10);
+    std::vector<int> solid;
+    for (int y : rows_with_runs(png, kind_colour(Theme::dark, SpanKind::h2d), 10))
+        if (rows_with_runs(png, stripe, 1, y).empty()) solid.push_back(y);
+    MESSAGE(hatched.size() << " rows of hatched copies, " << solid.size() << " rows of pinned copies");
+    REQUIRE(hatched.size() >= 3 * 8);  // three streams' lanes, most of each row's height
+    REQUIRE(solid.size() >= 3 * 8);
+    CHECK(hatched.back() < solid.front());  // A above B
+}

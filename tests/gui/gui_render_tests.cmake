@@ -62,3 +62,27 @@ add_test(NAME gui_frame_stats_on_a_synthetic_trace
          COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --synthetic-spans 200000 --frames 20 --frame-stats)
 set_tests_properties(gui_frame_stats_on_a_synthetic_trace PROPERTIES LABELS "gui-render" TIMEOUT 120
                      PASS_REGULAR_EXPRESSION "frame build time over 17 frames[^\n]*p50[^\n]*p99[^\n]*200,000 spans")
+
+# The compare view of the committed H100 captures (transfer-bound, pageable as A over pinned as B), with
+# each span renderer: both stack A's hatched copies over B's solid ones. The GPU renderer runs on Mesa's
+# llvmpipe here, asked for by name (auto picks draw lists on a software rasterizer).
+set(H100_CAPTURES ${PROJECT_SOURCE_DIR}/assets/captures)
+foreach(renderer gpu drawlist)
+    set(shot ${CMAKE_CURRENT_BINARY_DIR}/gui_compare_${renderer}.png)
+    set(says "spans: GPU shaders")
+    if(renderer STREQUAL "drawlist")
+        set(says "spans: draw lists")
+    endif()
+    add_test(NAME gui_compare_${renderer}_screenshot
+             COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --open ${H100_CAPTURES}/h100-transfer-bound-pageable.pinscope
+                     --compare ${H100_CAPTURES}/h100-transfer-bound-pinned.pinscope --renderer ${renderer}
+                     --frames 20 --size 1600x1200 --frame-stats --screenshot ${shot})
+    # Opening a file adds it to Open recent: the tests keep their own list.
+    set_tests_properties(gui_compare_${renderer}_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
+                         FIXTURES_SETUP gui_compare_${renderer} PASS_REGULAR_EXPRESSION "${says}"
+                         ENVIRONMENT "XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg-config")
+    add_test(NAME gui_compare_${renderer}_stacks_a_over_b COMMAND test_gui_screenshot "--test-case=the compare view*")
+    set_tests_properties(gui_compare_${renderer}_stacks_a_over_b PROPERTIES LABELS "gui-render"
+                         FIXTURES_REQUIRED gui_compare_${renderer} ENVIRONMENT "PINSCOPE_SCREENSHOT=${shot}"
+                         FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+endforeach()
