@@ -85,11 +85,13 @@ void CaptureFiles::keep_snapshot(AppState& state, Interval view) {
 // [SECTION] The menu
 //------------------------------------------------------------------------------------------------------------
 
+void CaptureFiles::choose_file_to_open() {
+    dialog_purpose_ = CaptureLoader::Purpose::view;
+    open_dialog_.open(working_folder() / "");
+}
+
 void CaptureFiles::menu_items(AppState& state, Interval view) {
-    if (ImGui::MenuItem("Open capture...", "Ctrl+O")) {
-        dialog_purpose_ = CaptureLoader::Purpose::view;
-        open_dialog_.open(working_folder() / "");
-    }
+    if (ImGui::MenuItem("Open capture...", "Ctrl+O")) choose_file_to_open();
     if (ImGui::BeginMenu("Open recent", !recent_.files().empty())) {
         for (const std::filesystem::path& file : recent_.files())
             if (ImGui::MenuItem(file_label(file).c_str())) open(file);

@@ -25,6 +25,9 @@ class CaptureFiles {
 
     // The File menu's capture items, for what `state` shows; `view` is the timeline's range now.
     void menu_items(AppState& state, Interval view);
+    // What the menu's shortcuts do: Ctrl+O and Ctrl+E.
+    void choose_file_to_open();
+    void open_export(const AppState& state) { export_open_ = state.store().span_count() > 0; }
     // Dialogs, the progress of a load, the export window, messages.
     void draw(AppState& state, Interval view, Theme theme);
 

@@ -181,6 +181,8 @@ void DesktopApp::shortcuts() {
         if (ImGui::IsKeyPressed(keys::kZero, false)) wanted_.font_scale = 1.f;
         if (ImGui::IsKeyPressed(keys::kR, false) && state_->live()) record_.open();
         if (ImGui::IsKeyPressed(keys::kB, false)) controls_collapsed_ = !controls_collapsed_;
+        if (ImGui::IsKeyPressed(keys::kO, false)) files_.choose_file_to_open();
+        if (ImGui::IsKeyPressed(keys::kE, false)) files_.open_export(*state_);
         wanted_.font_scale = std::clamp(wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale);
     }
     timeline_.shortcuts(*state_);
@@ -234,7 +236,9 @@ void DesktopApp::shortcuts_window() {
             "Z              zoom to the selection\n"
             "Esc            clear the selection\n"
             "Ctrl + / -     larger / smaller text (Ctrl 0 resets)\n"
-            "Ctrl R         record a trace\n"
+            "Ctrl R         record a trace or a capture\n"
+            "Ctrl O         open a capture (or drop the file on the window)\n"
+            "Ctrl E         export the view (PNG, SVG, Perfetto, CSV)\n"
             "Ctrl B         hide or show the Controls\n"
             "Ctrl+click     type a slider's value");
     }
