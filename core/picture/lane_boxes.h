@@ -1,9 +1,8 @@
 #pragma once
-// What a picture draws of one lane (Tracy's approach, as the app's timeline does it): cull the lane to
-// the view by binary search, draw a span wide enough to see as its own box, and fold every run of spans
-// narrower than a few pixels into one box drawn as full as those spans kept the lane busy. Each box
-// costs a few binary searches, so the work grows with the picture's pixels, not with the spans: a lane
-// of ten million spans gives a few hundred boxes.
+// What a picture draws of one lane: the lane's runs in view (core/trace/span_runs, as the app's
+// timeline folds them, here with a narrower fold cap), snapped to whole pixels, a fold drawn as full as
+// its spans kept the lane busy. The work grows with the picture's pixels, not with the spans: a lane of
+// ten million spans gives a few hundred boxes.
 #include <cstddef>
 #include <vector>
 

@@ -1,8 +1,8 @@
 #pragma once
-// Per frame and per lane, what the timeline draws (Tracy's approach): cull the lane to the visible
-// range by binary search, then fold every run of spans narrower than a few pixels into one box that
-// carries a count. Each box costs one binary search, so the work grows with the pixels of the lane,
-// not with the number of spans in view (a million spans fold into a few hundred boxes).
+// Per frame and per lane, what the timeline draws: the lane's runs in view (core/trace/span_runs: a
+// span wide enough to see on its own, or a fold of narrower ones that carries a count), placed in
+// pixels. The work grows with the pixels of the lane, not with the spans in view (a million spans fold
+// into a few hundred boxes).
 #include <cstddef>
 #include <span>
 #include <vector>
