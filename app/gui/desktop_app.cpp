@@ -41,8 +41,9 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
         controls_.select_preset(options.preset);
         show_at_its_zoom(*options.preset);
     }
-    if (options.view_seconds > 0) {  // asked for: it holds
+    if (options.view_seconds > 0) {  // asked for: it holds, for a capture too (the middle of it)
         timeline_.viewport().set_length(static_cast<TimeNs>(options.view_seconds * 1e9));
+        timeline_.set_opening_length(static_cast<TimeNs>(options.view_seconds * 1e9));
         zoom_settled_ = true;
     }
     if (!options.open_file.empty()) files_.open(options.open_file);

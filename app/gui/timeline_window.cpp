@@ -96,6 +96,11 @@ void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float 
     const TraceStore& store = state.store();
     if (!state.live() && !fitted_ && store.span_count() > 0) {  // a finished trace opens showing all of it
         fit(store);
+        // Asked for a length: the middle of the trace, where a run is past its start-up.
+        if (opening_length_) {
+            const TimeNs middle = store.first_time() + (store.latest_span_end() - store.first_time()) / 2;
+            viewport_.show({middle - *opening_length_ / 2, middle + *opening_length_ / 2});
+        }
         fitted_ = true;
     }
     live_ = state.live();

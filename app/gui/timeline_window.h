@@ -36,6 +36,8 @@ class TimelineWindow {
 
     TimelineViewport& viewport() { return viewport_; }
     void fit(const TraceStore& store);
+    // A finished trace (a capture) then opens showing `length` of its middle rather than all of it.
+    void set_opening_length(TimeNs length) { opening_length_ = length; }
     // For a new trace (a capture opened, a run started): it is fitted (or followed) afresh.
     void reset();
     // Spans drawn (or folded) in the last frame, over every lane: for --frame-stats.
@@ -66,6 +68,7 @@ class TimelineWindow {
     std::optional<RangeSummary> summary_;
     TimeNs summary_refreshed_ = 0;
     bool fitted_ = false;
+    std::optional<TimeNs> opening_length_;
     bool live_ = true;  // what the last frame drew: a live run, or a finished trace
     size_t drawn_items_ = 0;
     SpanRenderer* renderer_ = nullptr;
