@@ -12,6 +12,7 @@ namespace pinscope::gui {
 namespace {
 
 constexpr float kHoverSlackPx = 3.f;
+constexpr float kMinOutlinedPx = 4.f;  // narrower, an outline is all one would see of a span
 
 bool is_copy(SpanKind kind) {
     return kind == SpanKind::h2d || kind == SpanKind::d2h;
@@ -103,9 +104,10 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
         }
         if (item.memory == HostMemory::pageable && is_copy(item.kind)) {
             if (!frame.gpu) draw_hatch(frame.draw, filled, b, stripe, 6.f);
-            // A span is outlined on either path; a fold's outline would paint a lane of tiny copies
-            // solid red, so the hatch alone marks it.
-            if (!item.folded()) frame.draw->AddRect(a, b, stripe, 0.f, 0, 1.5f);
+            // A span wide enough to show its hatch is outlined too, on either path. A fold's outline, or
+            // a 1 px copy's, would paint a lane of tiny copies solid red (a D2H lane busy 0.1% looked
+            // full), so those show as what they cover and no more.
+            if (!item.folded() && x1 - x0 >= kMinOutlinedPx) frame.draw->AddRect(a, b, stripe, 0.f, 0, 1.5f);
         } else if (item.folded() && !frame.gpu) {
             frame.draw->AddRect(a, b, to_imu32(colour));  // the fold's extent, in its kind's colour
         }
