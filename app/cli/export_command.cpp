@@ -8,10 +8,8 @@
 #include "app/cli/capture_input.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
-#include "core/config/config_json.h"
 #include "core/io/capture_export.h"
 #include "core/io/chrome_trace.h"
-#include "core/io/metrics_json.h"
 #include "core/picture/timeline_picture.h"
 
 namespace pinscope {
@@ -56,13 +54,7 @@ int run_export(const ExportRequest& r) {
     const Capture capture = open_capture_for_cli(r.file);
     const Interval window = parse_window(r.window, capture.store);
     if (r.format == "perfetto") {
-        ExportInfo info{capture.info.device.name,
-                        "pinscope",
-                        config_to_json(capture.info.config),
-                        metrics_json(capture_metrics(capture)),
-                        window.start,
-                        window.end};
-        save_chrome_trace(r.output, capture.store, info);
+        save_chrome_trace(r.output, capture.store, capture_export_info(capture, window));
         fmt::print(stderr, "wrote {} (Chrome trace JSON: open it in ui.perfetto.dev)\n", r.output);
     } else if (r.format == "csv") {
         const CsvFiles files = save_capture_csv(r.output, capture, window);

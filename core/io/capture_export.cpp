@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/batch_table.h"
+#include "core/config/config_json.h"
 #include "core/files/atomic_file.h"
 #include "core/io/event_stream.h"
 #include "core/io/metrics_json.h"
@@ -71,6 +72,15 @@ std::string capture_title(const Capture& capture) {
     loader += fmt::format(", {} stream{}", c.streams, c.streams == 1 ? "" : "s");
     return fmt::format("{} \xC2\xB7 {} \xC2\xB7 batch {} x {}", capture.info.device.name, loader,
                        c.batch_size, c.sample_shape.to_string());
+}
+
+ExportInfo capture_export_info(const Capture& capture, Interval window) {
+    return {capture.info.device.name,
+            "pinscope",
+            config_to_json(capture.info.config),
+            metrics_json(capture_metrics(capture)),
+            window.start,
+            window.end};
 }
 
 }  // namespace pinscope

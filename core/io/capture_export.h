@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/io/capture.h"
+#include "core/io/chrome_trace.h"
 
 namespace pinscope {
 
@@ -22,5 +23,9 @@ CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capt
 
 // "NVIDIA H100 80GB HBM3 · 4 workers, pin_memory=true, non_blocking, 2 streams · batch 256 x 3x224x224".
 std::string capture_title(const Capture& capture);
+
+// What a Perfetto (Chrome trace) export of `window` of a capture carries besides its spans: the device,
+// the config and the capture's metrics. `pinscope export` and the app's Export view both use it.
+ExportInfo capture_export_info(const Capture& capture, Interval window);
 
 }  // namespace pinscope

@@ -6,10 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "core/config/config_json.h"
 #include "core/io/capture_export.h"
 #include "core/io/chrome_trace.h"
-#include "core/io/metrics_json.h"
 #include "core/picture/timeline_picture.h"
 
 namespace pinscope::gui {
@@ -46,13 +44,7 @@ std::string write_export(const ExportRequest& r, const Capture& view, Interval r
                                warning.empty() ? "" : "; " + warning);
         }
         case ExportFormat::perfetto: {
-            const ExportInfo info{view.info.device.name,
-                                  "pinscope",
-                                  config_to_json(view.info.config),
-                                  metrics_json(capture_metrics(view)),
-                                  range.start,
-                                  range.end};
-            save_chrome_trace(r.file, view.store, info);
+            save_chrome_trace(r.file, view.store, capture_export_info(view, range));
             return fmt::format("wrote {} (open it in ui.perfetto.dev)", r.file.string());
         }
         case ExportFormat::csv: {
