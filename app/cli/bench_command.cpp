@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_workload.h"
 #include "app/cli/capture_bench.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
@@ -24,18 +25,11 @@ struct BenchCase {
     PinMode pin_mode;
 };
 
-// Zero-cost samples (one float each), no decode, no io, zero-time kernels, no result copy.
 PipelineConfig zero_cost(const BenchCase& c, double seconds) {
-    PipelineConfig config;
-    config.device = DeviceChoice::sim;
+    PipelineConfig config = zero_cost_workload();
     config.num_workers = c.num_workers;
     config.pin_memory = c.pin_memory;
     config.pin_mode = c.pin_mode;
-    config.batch_size = 64;
-    config.sample_shape.dims = {1};
-    config.kernel_us = 0;
-    config.d2h_bytes = 0;
-    config.streams = 2;
     config.seconds = seconds;
     return config;
 }

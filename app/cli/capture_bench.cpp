@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_workload.h"
 #include "app/cli/usage_error.h"
 #include "core/analysis/units.h"
 #include "core/io/capture.h"
@@ -27,14 +28,9 @@ namespace {
 // The fastest pipeline there is (no workers, zero-cost samples, zero-time kernels): the most spans a
 // second, which is what makes captures big.
 PipelineConfig fastest(int64_t batches) {
-    PipelineConfig config;
-    config.device = DeviceChoice::sim;
+    PipelineConfig config = zero_cost_workload();
     config.num_workers = 0;
-    config.batch_size = 64;
-    config.sample_shape.dims = {1};
-    config.kernel_us = 0;
-    config.d2h_bytes = 64;
-    config.streams = 2;
+    config.d2h_bytes = 64;  // a result copy per batch, so the D2H lanes hold spans too
     config.seconds = 0;
     config.batches = batches;
     return config;
