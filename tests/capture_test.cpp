@@ -15,6 +15,7 @@
 #include "core/io/metrics_json.h"
 #include "core/lab/measured_run.h"
 #include "core/lab/session_capture.h"
+#include "scratch.h"
 #include "tests/sim_configs.h"
 
 using namespace pinscope;
@@ -24,7 +25,7 @@ namespace {
 constexpr TimeNs kBase = 1'700'000'000'123'456'789;  // a steady_clock reading of a long-running machine
 
 std::filesystem::path temp_path(const std::string& name) {
-    return std::filesystem::temp_directory_path() / ("pinscope_capture_test_" + name);
+    return testing::scratch_path(name);
 }
 
 // Every field of every span, in lane order: two stores hold the same trace when these are equal.

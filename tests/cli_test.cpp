@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_words.h"
+#include "scratch.h"
 #include "tests/knob_values.h"
 
 using namespace pinscope;
@@ -58,7 +59,7 @@ size_t lines(const std::string& text) {
 }
 
 std::filesystem::path temp_path(const std::string& name) {
-    return std::filesystem::temp_directory_path() / name;
+    return testing::scratch_path(name);
 }
 
 }  // namespace

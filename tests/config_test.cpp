@@ -9,6 +9,7 @@
 
 #include "core/config/config_json.h"
 #include "core/config/validate.h"
+#include "scratch.h"
 
 using namespace pinscope;
 
@@ -28,7 +29,7 @@ bool error_names(const PipelineConfig& config, const std::string& option) {
 }
 
 std::filesystem::path temp_file(const std::string& name, const std::string& text) {
-    auto path = std::filesystem::temp_directory_path() / ("pinscope_test_" + name);
+    auto path = testing::scratch_path(name);
     std::ofstream(path) << text;
     return path;
 }
@@ -279,7 +280,7 @@ TEST_CASE("a missing config file is an error naming the file") {
 }
 
 TEST_CASE("save_config writes a file that load_config reads back, atomically") {
-    auto path = std::filesystem::temp_directory_path() / "pinscope_test_saved.json";
+    auto path = testing::scratch_path("saved.json");
     PipelineConfig c;
     c.num_workers = 7;
     save_config(path, c);

@@ -16,6 +16,7 @@
 #include "app/gui/model/view_export.h"
 #include "core/io/capture.h"
 #include "core/io/metrics_json.h"
+#include "scratch.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
@@ -23,7 +24,7 @@ using namespace pinscope::gui;
 namespace {
 
 std::filesystem::path test_folder(const std::string& name) {
-    const auto folder = std::filesystem::temp_directory_path() / ("pinscope_gui_capture_test_" + name);
+    const auto folder = testing::scratch_path(name);
     std::filesystem::remove_all(folder);
     std::filesystem::create_directories(folder);
     return folder;

@@ -20,6 +20,7 @@
 #include "app/gui/model/synthetic_trace.h"
 #include "core/analysis/units.h"
 #include "core/config/presets.h"
+#include "scratch.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
@@ -288,7 +289,7 @@ TEST_CASE("an invalid edit is held back with validate()'s message and never appl
 }
 
 TEST_CASE("recording the last seconds writes a Chrome trace of just that window") {
-    const auto folder = std::filesystem::temp_directory_path() / "pinscope_gui_model_test";
+    const auto folder = testing::scratch_path("gui_model_test");
     std::filesystem::create_directories(folder);
     const auto file = folder / "last.json";
     std::filesystem::remove(file);
@@ -325,7 +326,7 @@ TEST_CASE("recording the next seconds waits for the window to pass") {
 }
 
 TEST_CASE("the file browser lists folders first and says why a file cannot be written") {
-    const auto folder = std::filesystem::temp_directory_path() / "pinscope_browser_test";
+    const auto folder = testing::scratch_path("browser_test");
     std::filesystem::remove_all(folder);
     std::filesystem::create_directories(folder / "sub");
     std::ofstream(folder / "b.json") << "{}";

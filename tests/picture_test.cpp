@@ -26,6 +26,7 @@
 #include "core/picture/timeline_picture.h"
 #include "core/trace/lanes.h"
 #include "core/trace/trace_store.h"
+#include "scratch.h"
 
 using namespace pinscope;
 
@@ -288,7 +289,7 @@ TEST_CASE("two million spans cost the picture's pixels, not the spans") {
 
 TEST_CASE("pictures are saved as SVG or PNG by their extension, and nothing else") {
     const TraceStore store = copies_store();
-    const std::filesystem::path dir = std::filesystem::temp_directory_path();
+    const std::filesystem::path dir = testing::scratch_folder();
     const std::filesystem::path svg = dir / "pinscope_picture_test.svg",
                                 png = dir / "pinscope_picture_test.png";
     save_timeline_picture(svg, store, {});
