@@ -167,14 +167,22 @@ void set_idle_causes(const TraceStore& store, Interval window, const IntervalLis
     m.stall = m.idle.loader;
 }
 
+StageLatency in_real_units(StageLatency latency, double slow_motion) {
+    latency.p50_us /= slow_motion;
+    latency.p99_us /= slow_motion;
+    latency.mean_us /= slow_motion;
+    return latency;
+}
+
 }  // namespace
 
-Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow requested) {
+Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow requested,
+                        double slow_motion) {
     const Interval window = resolve_window(store, requested);
     Metrics m;
     m.start = window.start;
     m.end = window.end;
-    m.seconds = ns_to_s(window.length());
+    m.seconds = ns_to_s(window.length()) / slow_motion;  // real seconds: rates below are in real units
     const auto per_second = [&](double amount) { return m.seconds > 0 ? amount / m.seconds : 0.0; };
 
     m.batch_latency = batch_latency(store, window);
@@ -189,10 +197,12 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     m.h2d_sustained_gbps = per_second(static_cast<double>(volume.h2d)) / 1e9;
     m.d2h_sustained_gbps = per_second(static_cast<double>(volume.d2h)) / 1e9;
     // bytes per nanosecond is GB/s
-    m.h2d_gbps =
-        volume.h2d_busy > 0 ? static_cast<double>(volume.h2d) / static_cast<double>(volume.h2d_busy) : 0;
-    m.d2h_gbps =
-        volume.d2h_busy > 0 ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) : 0;
+    m.h2d_gbps = volume.h2d_busy > 0
+                     ? static_cast<double>(volume.h2d) / static_cast<double>(volume.h2d_busy) * slow_motion
+                     : 0;
+    m.d2h_gbps = volume.d2h_busy > 0
+                     ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) * slow_motion
+                     : 0;
     m.pageable_h2d_fraction = fraction(volume.pageable_h2d, volume.h2d);
 
     const IntervalList kernels = covered_time(store, window, of_kind(SpanKind::kernel));
@@ -215,6 +225,8 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     m.pinned_bytes_max = max_level(store, CounterKind::pinned_bytes, window);
 
     m.latencies = stage_latencies(store, window);
+    m.batch_latency = in_real_units(m.batch_latency, slow_motion);
+    for (StageLatency& latency : m.latencies) latency = in_real_units(latency, slow_motion);
     return m;
 }
 

@@ -72,6 +72,9 @@ struct Metrics {
     StageLatency batch_latency;  // per counted batch: its first span start (any lane) to its last span end
 };
 
-Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow window = {});
+// `slow_motion`: the trace was recorded that many times slower than real time (the slow_motion knob);
+// seconds, rates and latencies come back in real units, fractions are the same either way.
+Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow window = {},
+                        double slow_motion = 1);
 
 }  // namespace pinscope

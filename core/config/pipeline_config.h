@@ -62,6 +62,8 @@ struct PipelineConfig {
     std::string calibration;  // empty: the built-in calibration
     bool cupti = true;
     int64_t pinned_budget_mb = 0;  // 0: the default budget
+    int copy_engines = 0;          // the simulated GPU's; 0: the calibration's
+    double slow_motion = 1;        // the simulated run's durations, this many times longer
 
     // Length of a headless run: whichever comes first; 0 means unbounded.
     double seconds = 5;

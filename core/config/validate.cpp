@@ -42,6 +42,15 @@ void check_across_knobs(const PipelineConfig& c, unsigned host_cores, Checker& c
                 "of workers on this system is {}; workers beyond the core count only help with io_us.",
                 c.num_workers, host_cores));
 
+    // A real GPU runs at its own speed with its own engines: these two describe the simulated one.
+    if (c.device == DeviceChoice::cuda && c.slow_motion != 1 && !check.flagged("slow_motion"))
+        check.error(
+            "slow_motion", knob_number(c.slow_motion),
+            "slow motion needs the simulated GPU (a real one runs at its own speed); use device=sim.");
+    if (c.device == DeviceChoice::cuda && c.copy_engines != 0 && !check.flagged("copy_engines"))
+        check.error("copy_engines", std::to_string(c.copy_engines),
+                    "a real GPU has the copy engines it has; use device=sim to model another count.");
+
     const bool batch_ok = !check.flagged("sample_shape") && !check.flagged("batch_size");
     if (batch_ok && c.sample_shape.elements() > kMaxBatchBytes / 4 / c.batch_size)
         check.error(

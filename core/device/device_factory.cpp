@@ -1,5 +1,8 @@
 #include "core/device/device_factory.h"
 
+#include <fmt/format.h>
+
+#include "core/config/knobs.h"
 #include "core/device/calibration.h"
 #include "core/device/cuda/cuda_device.h"  // declarations only, no CUDA types: the one includer
 #include "core/device/sim/sim_device.h"
@@ -30,7 +33,10 @@ std::optional<GpuTraceReport> gpu_trace_report([[maybe_unused]] Device& device) 
 DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
     const DeviceChoice choice = config.device;
     std::string no_gpu;
-    if (choice != DeviceChoice::sim && cuda_device_count(&no_gpu) > 0) {
+    // Slow motion and another copy-engine count are the simulated GPU's: auto picks it for them.
+    const bool sim_only = config.slow_motion != 1 || config.copy_engines != 0;
+    if (choice != DeviceChoice::sim && !(choice == DeviceChoice::auto_detect && sim_only) &&
+        cuda_device_count(&no_gpu) > 0) {
 #if PINSCOPE_HAVE_CUDA
         std::string tracing;
         CudaDeviceOptions options;
@@ -47,9 +53,18 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
 
     const std::string& file = config.calibration;
     Calibration calibration = file.empty() ? builtin_calibration() : load_calibration(file);
-    std::string why = choice == DeviceChoice::sim ? "asked for with device=sim" : "no CUDA GPU: " + no_gpu;
+    std::string why = choice == DeviceChoice::sim ? "asked for with device=sim"
+                      : no_gpu.empty()            ? "slow motion or copy_engines ask for the simulated GPU"
+                                                  : "no CUDA GPU: " + no_gpu;
     why += "; calibration: " + (file.empty() ? calibration.name + " (built in)" : file);
-    return {std::make_unique<SimDevice>(trace, std::move(calibration)), std::move(why)};
+    if (config.copy_engines > 0) {
+        calibration.copy_engines = config.copy_engines;
+        why +=
+            fmt::format(", with {} copy engine{}", config.copy_engines, config.copy_engines == 1 ? "" : "s");
+    }
+    if (config.slow_motion != 1)
+        why += fmt::format(", in slow motion ({}x)", knob_number(config.slow_motion));
+    return {std::make_unique<SimDevice>(trace, std::move(calibration), config.slow_motion), std::move(why)};
 }
 
 }  // namespace pinscope

@@ -721,7 +721,8 @@ std::string file_problem(const std::filesystem::path& path, const std::string& w
 }  // namespace
 
 Metrics capture_metrics(const Capture& capture) {
-    return compute_metrics(capture.store, capture.info.config.batch_size, capture.info.window);
+    return compute_metrics(capture.store, capture.info.config.batch_size, capture.info.window,
+                           capture.info.config.slow_motion);
 }
 
 void save_capture(const std::filesystem::path& path, const TraceStore& store, const CaptureInfo& info,

@@ -54,9 +54,10 @@ CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capt
     CsvFiles files{path, path};
     files.metrics.replace_extension(".metrics.csv");
     const bool whole = window.start == 0 && window.end == 0;
-    const Metrics metrics = whole ? capture_metrics(capture)
-                                  : compute_metrics(capture.store, capture.info.config.batch_size,
-                                                    MetricsWindow{window.start, window.end});
+    const Metrics metrics =
+        whole ? capture_metrics(capture)
+              : compute_metrics(capture.store, capture.info.config.batch_size,
+                                MetricsWindow{window.start, window.end}, capture.info.config.slow_motion);
     write_file_atomically(files.batches, "the batch table",
                           [&](std::ostream& out) { write_batches_csv(out, capture.store, window); });
     write_file_atomically(files.metrics, "the metrics",

@@ -25,7 +25,8 @@ MetricsWindow MeasuredRun::window() const {
 
 Metrics MeasuredRun::metrics() const {
     const TraceCollector::Snapshot snapshot = collector_->read();
-    return compute_metrics(snapshot.store(), config_.batch_size, measured_window(snapshot.store()));
+    return compute_metrics(snapshot.store(), config_.batch_size, measured_window(snapshot.store()),
+                           config_.slow_motion);
 }
 
 MetricsWindow measured_window(const TraceStore& store) {

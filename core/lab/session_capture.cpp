@@ -9,7 +9,8 @@ namespace pinscope {
 CaptureInfo session_capture_info(const Session& session, const TraceStore& store, MetricsWindow window) {
     CaptureInfo info = describe_session(session);
     info.window = window;
-    info.metrics = metrics_json(compute_metrics(store, info.config.batch_size, window));
+    info.metrics =
+        metrics_json(compute_metrics(store, info.config.batch_size, window, info.config.slow_motion));
     info.evicted_spans = store.evicted_spans();
     return info;
 }

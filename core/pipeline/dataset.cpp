@@ -10,6 +10,7 @@
 #endif
 
 #include "core/trace/precise_sleep.h"
+#include "core/trace/slow_motion.h"
 
 namespace pinscope {
 namespace {
@@ -88,8 +89,9 @@ std::shared_ptr<const std::vector<uint8_t>> pixel_pool(size_t bytes, uint64_t se
 SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
     : elements_(config.sample_shape.elements()),
       plane_(config.sample_shape.dims.size() == 3 ? elements_ / config.sample_shape.dims[0] : elements_),
-      decode_us_(config.decode_us),
-      io_us_(config.io_us),
+      decode_us_(config.decode_us * config.slow_motion),
+      io_us_(config.io_us * config.slow_motion),
+      slow_motion_(config.slow_motion),
       cost_jitter_(config.cost_jitter),
       batch_size_(config.batch_size),
       straggler_every_(config.straggler_every),
@@ -128,6 +130,7 @@ void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atom
     const uint8_t* src = pixels_->data() + (span > 0 ? (index * 7919 * 64) % span : 0);
     float* dst = reinterpret_cast<float*>(out);
     const int channels = plane_ == elements_ ? 1 : static_cast<int>(elements_ / plane_);
+    StretchedWork slowed(slow_motion_, &stop);
     for (int c = 0; c < channels; ++c) {
         const float scale = 1.0f / (255.0f * kStd[c % 3]);
         const float bias = -kMean[c % 3] / kStd[c % 3];

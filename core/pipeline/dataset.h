@@ -47,8 +47,9 @@ class SyntheticImageDataset final : public Dataset {
 
   private:
     int64_t elements_;
-    int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
-    double decode_us_, io_us_;
+    int64_t plane_;             // elements per channel; channels are the first dimension of a 3-d shape
+    double decode_us_, io_us_;  // slow motion included
+    double slow_motion_;
     double cost_jitter_;
     int64_t batch_size_, straggler_every_;
     double straggler_factor_;

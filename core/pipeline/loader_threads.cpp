@@ -2,7 +2,9 @@
 #include <cstring>
 
 #include "core/pipeline/data_loader.h"
+
 #include "core/trace/recorder.h"
+#include "core/trace/slow_motion.h"
 
 namespace pinscope {
 
@@ -35,7 +37,10 @@ bool DataLoader::pin(LoadedBatch& batch, Recorder& recorder, LaneId lane) {
         span.cancel();
         return false;
     }
-    std::memcpy(pinned.data(), batch.buffer.data(), batch.bytes);
+    {
+        StretchedWork slowed(config_.slow_motion, &stop_);
+        std::memcpy(pinned.data(), batch.buffer.data(), batch.bytes);
+    }
     batch.buffer = std::move(pinned);  // the pageable buffer goes back to its pool here
     return true;
 }

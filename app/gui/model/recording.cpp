@@ -46,7 +46,8 @@ void Recording::update(const TraceStore& store, TimeNs now) {
         spans_written_ = window->span_count();
         CaptureInfo info = context_.info;
         info.window = {window_.start, window_.end};
-        const Metrics metrics = compute_metrics(*window, info.config.batch_size, info.window);
+        const Metrics metrics =
+            compute_metrics(*window, info.config.batch_size, info.window, info.config.slow_motion);
         info.metrics = metrics_json(metrics);
         phase_ = RecordPhase::writing;
         message_ = fmt::format("writing {} spans", spans_written_);

@@ -11,6 +11,7 @@
 
 #include "core/device/device_call_cost.h"
 #include "core/trace/precise_sleep.h"
+#include "core/trace/slow_motion.h"
 
 // Index of this file:
 // [SECTION] Helpers: lanes, the cost of a call
@@ -62,8 +63,11 @@ double model_cost_per_call_us() {
 // [SECTION] Construction
 //------------------------------------------------------------------------------------------------------------
 
-SimDevice::SimDevice(Trace& trace, Calibration calibration)
-    : calibration_(std::move(calibration)), trace_(trace), recorder_(trace.make_recorder()) {
+SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale)
+    : calibration_(std::move(calibration)),
+      time_scale_(std::max(1.0, time_scale)),
+      trace_(trace),
+      recorder_(trace.make_recorder()) {
     info_.kind = "sim";
     info_.name = "simulated GPU (" + calibration_.name + ")";
     info_.copy_engines = calibration_.copy_engines;
@@ -74,7 +78,7 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration)
     // A call should cost what the measured GPU's did, the model's own bookkeeping included, so that a
     // host-bound pipeline (small batches, tiny kernels) runs at the measured host's pace.
     if (calibration_.host_call_us > 0)
-        call_charge_us_ = std::max(0.0, calibration_.host_call_us - model_cost_per_call_us());
+        call_charge_us_ = std::max(0.0, calibration_.host_call_us * time_scale_ - model_cost_per_call_us());
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
 }
@@ -219,7 +223,7 @@ void SimDevice::launch_kernel(const KernelWork& work, Stream& stream) {
     Op op;
     op.kind = OpKind::kernel;
     op.bytes = static_cast<double>(work.input_bytes);
-    op.duration = us_to_ns(work.duration_us);
+    op.duration = us_to_ns(work.duration_us * time_scale_);
     op.batch = work.batch;
     Lock lock(mutex_);
     enqueue(lock, stream, op);
@@ -349,7 +353,10 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
                                StagingDirection direction) {
     wait_until_started(lock, marker);
     lock.unlock();
-    PageableStaging::stage(host, bytes, direction);
+    {
+        StretchedWork slowed(time_scale_);
+        PageableStaging::stage(host, bytes, direction);
+    }
     lock.lock();
     advance_to(now_ns());
     // The copy completes at the later of its calibrated transfer and this host's staging: a host too
@@ -430,7 +437,8 @@ void SimDevice::start_ready_ops() {
                     op.start = clock_;
                     op.remaining = op.bytes;
                     const auto direction = op.kind == OpKind::h2d ? CopyDirection::h2d : CopyDirection::d2h;
-                    const double seconds = calibration_.curve(direction, op.memory).seconds(op.bytes);
+                    const double seconds =
+                        calibration_.curve(direction, op.memory).seconds(op.bytes) * time_scale_;
                     op.solo_rate = std::max(op.bytes, 1.0) / (seconds * 1e9);
                     break;
                 }
@@ -461,7 +469,7 @@ void SimDevice::update_rates() {
         scale[d] = demand[d] > capacity[d] ? capacity[d] / demand[d] : 1.0;
         granted += demand[d] * scale[d];
     }
-    const double bidir = calibration_.bidir_total_gbps;  // GB/s == bytes/ns
+    const double bidir = calibration_.bidir_total_gbps / time_scale_;  // GB/s == bytes/ns
     const double shared = granted > bidir && demand[0] > 0 && demand[1] > 0 ? bidir / granted : 1.0;
     for (Op* op : copies) op->rate = op->solo_rate * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
 }

@@ -24,7 +24,8 @@ namespace pinscope {
 
 class SimDevice final : public Device {
   public:
-    SimDevice(Trace& trace, Calibration calibration = builtin_calibration());
+    // `time_scale` > 1 is slow motion: copies, kernels, calls and staging take that many times longer.
+    SimDevice(Trace& trace, Calibration calibration = builtin_calibration(), double time_scale = 1);
     ~SimDevice() override;
 
     const DeviceInfo& info() const override { return info_; }
@@ -116,6 +117,7 @@ class SimDevice final : public Device {
     SimStream& stream_of(const Stream& stream);
 
     Calibration calibration_;
+    double time_scale_ = 1;      // slow motion: every modelled duration this many times longer
     double call_charge_us_ = 0;  // spent per call: host_call_us less the model's own cost per call
     DeviceInfo info_;
     Trace& trace_;
