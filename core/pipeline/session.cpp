@@ -25,7 +25,8 @@ std::vector<std::string> describe_all(const std::vector<ConfigIssue>& issues) {
 }
 
 bool device_differs(const PipelineConfig& a, const PipelineConfig& b) {
-    return a.device != b.device || a.calibration != b.calibration || a.cupti != b.cupti;
+    return a.device != b.device || a.calibration != b.calibration || a.cupti != b.cupti ||
+           a.copy_engines != b.copy_engines || a.slow_motion != b.slow_motion;
 }
 
 }  // namespace
@@ -63,6 +64,35 @@ void Session::reconfigure(const PipelineConfig& config) {
     pending_ = config;
     status_.warnings = describe_all(validation.warnings);
     if (live_loader_) live_loader_->interrupt();  // wakes a train loop blocked on a slow batch
+    gate_.notify_all();
+}
+
+void Session::set_paused(bool paused) {
+    {
+        std::lock_guard lock(mutex_);
+        paused_ = paused;
+        steps_granted_ = 0;
+    }
+    gate_.notify_all();
+}
+
+void Session::step() {
+    {
+        std::lock_guard lock(mutex_);
+        ++steps_granted_;
+    }
+    gate_.notify_all();
+}
+
+bool Session::paused() const {
+    std::lock_guard lock(mutex_);
+    return paused_;
+}
+
+void Session::wait_at_gate() {
+    std::unique_lock lock(mutex_);
+    gate_.wait(lock, [&] { return !paused_ || steps_granted_ > 0 || stop_requested_ || pending_; });
+    if (paused_ && steps_granted_ > 0 && !stop_requested_ && !pending_) --steps_granted_;
 }
 
 void Session::stop() {
@@ -71,6 +101,7 @@ void Session::stop() {
         std::lock_guard lock(mutex_);
         if (live_loader_) live_loader_->interrupt();
     }
+    gate_.notify_all();
     loop_thread_.join();
     std::lock_guard lock(mutex_);
     if (status_.state == SessionState::running) status_.state = SessionState::stopped;
@@ -188,6 +219,12 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
     TrainLoop train(config, *device_, recorder, lane);  // destroyed first: it holds the loader's buffers
 
     while (!bounds_reached(config)) {
+        wait_at_gate();
+        if (stop_requested_) break;
+        {
+            std::lock_guard lock(mutex_);
+            if (pending_) break;  // a new config while paused: build it now
+        }
         std::optional<LoadedBatch> batch = loader.next();
         if (!batch) break;  // interrupted: stop or reconfigure
         train.submit(std::move(*batch));

@@ -53,6 +53,11 @@ class Session {
     // (the running pipeline is left as it is).
     void reconfigure(const PipelineConfig& config);
     void stop();
+    // A teacher's pause: while paused the train loop takes no new batch (the GPU finishes what it has, the
+    // workers fill the prefetch queue and wait); step() lets exactly one more batch through.
+    void set_paused(bool paused);
+    void step();
+    bool paused() const;
     // Waits until the run ends (bounds reached, stopped or failed) or the timeout passes; true if ended.
     bool wait(TimeNs timeout_ns = -1);
 
@@ -68,6 +73,7 @@ class Session {
     void run();
     void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     bool bounds_reached(const PipelineConfig& config) const;
+    void wait_at_gate();  // returns when not paused, a step is granted, or a stop or new config is due
     void replace_device_if_needed(const PipelineConfig& config);
     void finish(SessionState state, std::string error = {});
 
@@ -80,6 +86,9 @@ class Session {
     std::optional<PipelineConfig> pending_;
     SessionStatus status_;
     DataLoader* live_loader_ = nullptr;  // for interrupting a blocked next() from another thread
+    bool paused_ = false;
+    int64_t steps_granted_ = 0;
+    std::condition_variable gate_;
 
     std::unique_ptr<Device> device_;  // owned by the loop thread once started
     std::atomic<bool> stop_requested_{false};
