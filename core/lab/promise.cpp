@@ -90,6 +90,18 @@ class Checker {
                 return {held, fmt::format("{} {}{}, {} {:.3g}x the {} of {}", metric, number(value), where,
                                           words(bound), factor, number(other), describe_run(than))};
             }
+        // Shares compare by difference, not factor: "stall at least 0.3 lower than with no workers".
+        for (const char* bound : {"lower_by_at_least", "higher_by_at_least"})
+            if (c.contains(bound)) {
+                const json& than = c.at("than");
+                const double other = metric_at(metrics_of(run_of(than, base_)), metric).get<double>();
+                const double by = c[bound].get<double>();
+                const bool lower = std::string(bound) == "lower_by_at_least";
+                const bool held = lower ? value <= other - by : value >= other + by;
+                return {held, fmt::format("{} {}{}, at least {:.3g} {} than the {} of {}", metric,
+                                          number(value), where, by, lower ? "lower" : "higher", number(other),
+                                          describe_run(than))};
+            }
         throw std::invalid_argument("promise check without a comparison: " + c.dump());
     }
 

@@ -8,9 +8,11 @@
 //   {"metric": "samples_per_s", "at_least_times": 1.3, "than": {"preset": "pytorch-defaults"}}
 //   {"metric": "h2d_busy", "at_least_times": 3, "than": {"metric": "gpu_busy"}}   two metrics of one run
 //   {"metric": "idle.pageable_staging", "largest_of": "idle"}  the largest share among idle.*
+//   {"metric": "stall", "lower_by_at_least": 0.3, "than": {"with": {"num_workers": 0}}}   by difference
 //
 // Comparisons: at_least, at_most (a number), at_least_times, at_most_times (a factor of the same
-// metric in the `than` run), largest_of (an object of the metrics). A promise is {"text": ..., "checks":
+// metric in the `than` run), lower_by_at_least, higher_by_at_least (a difference from it, for shares),
+// largest_of (an object of the metrics). A promise is {"text": ..., "checks":
 // [...]}. Checking one runs every distinct config it names once, through `measure`.
 #include <functional>
 #include <string>

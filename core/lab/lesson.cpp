@@ -1,0 +1,260 @@
+#include "core/lab/lesson.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <regex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/analysis/units.h"
+#include "core/config/config_json.h"
+#include "core/config/knobs.h"
+#include "core/lab/embedded_lessons.h"
+
+namespace pinscope {
+namespace {
+
+using nlohmann::json;
+
+// "01-pin-memory-alone.json" -> "pin-memory-alone"
+std::string slug_of(std::string file) {
+    if (const size_t dot = file.rfind('.'); dot != std::string::npos) file.erase(dot);
+    size_t start = 0;
+    while (start < file.size() &&
+           (std::isdigit(static_cast<unsigned char>(file[start])) || file[start] == '-'))
+        ++start;
+    return file.substr(start);
+}
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string text_field(const json& j, const char* key) {
+    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+        throw std::invalid_argument(fmt::format("\"{}\" should be a non-empty string", key));
+    return j[key].get<std::string>();
+}
+
+std::vector<std::string> strings(const json& j, const char* key) {
+    if (!j.contains(key) || !j[key].is_array() || j[key].empty())
+        throw std::invalid_argument(fmt::format("\"{}\" should be a non-empty list of strings", key));
+    std::vector<std::string> out;
+    for (const json& s : j[key]) {
+        if (!s.is_string()) throw std::invalid_argument(fmt::format("\"{}\" holds a non-string", key));
+        out.push_back(s.get<std::string>());
+    }
+    return out;
+}
+
+// A check that names runs by id ({"run": "pinned"}) as promise.h reads it ({"with": {...}}).
+json resolve_runs(json check, const Lesson& lesson) {
+    auto resolve = [&](json& spec) {
+        if (!spec.is_object() || !spec.contains("run")) return;
+        const std::string id = spec["run"].get<std::string>();
+        const LessonRun* run = lesson.find_run(id);
+        if (!run) throw std::invalid_argument("a promise check names no run \"" + id + "\"");
+        spec.erase("run");
+        json with = spec.value("with", json::object());
+        for (const auto& [key, value] : run->with.items())
+            if (!with.contains(key)) with[key] = value;
+        spec["with"] = with;
+    };
+    resolve(check);
+    if (check.contains("than")) resolve(check["than"]);
+    return check;
+}
+
+// One metric as the answer shows it, by what the key measures.
+std::string readable(const std::string& key, double value) {
+    const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    if (last.ends_with("per_s")) {
+        if (value >= 10'000) return fmt::format("{:.1f}k", value / 1000);
+        return fmt::format("{:.0f}", value);
+    }
+    if (last.ends_with("gbps")) return format_gbps(value);
+    if (last.ends_with("_us")) return format_duration(static_cast<TimeNs>(value * 1000));
+    if (last.ends_with("_max") && value > 1e6) return format_bytes(value);
+    if (key.starts_with("idle.") || last == "stall" || last == "overlap" || last.ends_with("busy") ||
+        last == "gpu_idle" || last.ends_with("fraction"))
+        return format_share(value);
+    return fmt::format("{:.3g}", value);
+}
+
+double metric_value(const json& metrics, const std::string& path) {
+    const json* at = &metrics;
+    size_t from = 0;
+    for (;;) {
+        const size_t dot = path.find('.', from);
+        const std::string key = path.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+        if (!at->is_object() || !at->contains(key) || (dot == std::string::npos && !(*at)[key].is_number()))
+            throw std::invalid_argument("the answer names an unknown metric \"" + path + "\"");
+        at = &(*at)[key];
+        if (dot == std::string::npos) return at->get<double>();
+        from = dot + 1;
+    }
+}
+
+const std::regex& placeholder() {
+    // {run.metric} or {run/other.metric}; metrics may be dotted (idle.loader).
+    static const std::regex pattern(R"(\{([a-z0-9_-]+)(?:/([a-z0-9_-]+))?\.([a-z0-9_.]+)\})");
+    return pattern;
+}
+
+Lesson parse(const json& j, const std::string& file) {
+    if (!j.is_object()) throw std::invalid_argument("a lesson is a JSON object");
+    Lesson l;
+    l.file = file;
+    l.slug = slug_of(file);
+    l.title = text_field(j, "title");
+    l.belief = text_field(j, "belief");
+    if (!j.contains("config") || !j["config"].is_object())
+        throw std::invalid_argument("\"config\" should be an object of knobs");
+    l.config = j["config"];
+    config_from_json(l.config);  // unknown keys and wrong types fail here, not in a class
+    if (!j.contains("runs") || !j["runs"].is_array() || j["runs"].empty())
+        throw std::invalid_argument("\"runs\" should be a non-empty list of {\"id\", \"label\", \"with\"}");
+    for (const json& r : j["runs"]) {
+        LessonRun run{text_field(r, "id"), text_field(r, "label"), r.value("with", json::object())};
+        if (!run.with.is_object())
+            throw std::invalid_argument("run \"" + run.id + "\": \"with\" is not an object");
+        if (l.find_run(run.id)) throw std::invalid_argument("two runs are called \"" + run.id + "\"");
+        l.runs.push_back(std::move(run));
+    }
+    l.steps = strings(j, "steps");
+    if (!j.contains("question") || !j["question"].is_object())
+        throw std::invalid_argument("\"question\" should be {\"text\", \"choices\", \"answer\"}");
+    const json& q = j["question"];
+    l.question.text = text_field(q, "text");
+    l.question.choices = strings(q, "choices");
+    if (!q.contains("answer") || !q["answer"].is_number_unsigned() ||
+        q["answer"].get<size_t>() >= l.question.choices.size())
+        throw std::invalid_argument(fmt::format("\"question.answer\" should index the {} choices (0 to {})",
+                                                l.question.choices.size(), l.question.choices.size() - 1));
+    l.question.answer = q["answer"].get<size_t>();
+    l.answer = text_field(j, "answer");
+    l.promise = j.value("promise", json());
+    if (!l.promise.is_object() || !l.promise.contains("checks") || !l.promise["checks"].is_array() ||
+        l.promise["checks"].empty())
+        throw std::invalid_argument(
+            "\"promise\" should be {\"text\", \"checks\": [...]} with at least one check");
+    for (json& check : l.promise["checks"]) check = resolve_runs(check, l);
+    l.view_seconds = j.value("view_seconds", 0.0);
+    for (size_t i = 0; i < l.runs.size(); ++i) (void)l.run_config(i);  // every run's knobs read
+    // Every placeholder names runs the lesson has.
+    const std::string& a = l.answer;
+    for (auto it = std::sregex_iterator(a.begin(), a.end(), placeholder()); it != std::sregex_iterator();
+         ++it)
+        for (int g : {1, 2})
+            if ((*it)[g].matched && !l.find_run((*it)[g].str()))
+                throw std::invalid_argument("the answer's " + it->str() + " names no run \"" +
+                                            (*it)[g].str() + "\"");
+    return l;
+}
+
+std::vector<Lesson> parse_lessons() {
+    std::vector<Lesson> lessons;
+    for (const EmbeddedFile& file : embedded_lessons()) {
+        try {
+            lessons.push_back(parse_lesson(json::parse(file.text), file.name));
+        } catch (const std::exception& e) {
+            throw std::runtime_error(std::string(e.what()));
+        }
+    }
+    return lessons;
+}
+
+}  // namespace
+
+PipelineConfig Lesson::run_config(size_t index, const PipelineConfig& machine) const {
+    PipelineConfig config = config_from_json(this->config, PipelineConfig{});
+    keep_machine_knobs(config, machine);
+    return config_from_json(runs.at(index).with, config);
+}
+
+const LessonRun* Lesson::find_run(std::string_view id) const {
+    for (const LessonRun& r : runs)
+        if (r.id == id) return &r;
+    return nullptr;
+}
+
+Lesson parse_lesson(const json& json, const std::string& file) {
+    try {
+        return parse(json, file);
+    } catch (const std::exception& e) {
+        throw std::invalid_argument("lesson " + file + ": " + e.what());
+    }
+}
+
+const std::vector<Lesson>& builtin_lessons() {
+    static const std::vector<Lesson> lessons = parse_lessons();
+    return lessons;
+}
+
+const Lesson* find_lesson(std::string_view name) {
+    const std::string wanted = lower(name);
+    for (const Lesson& l : builtin_lessons())
+        if (lower(l.slug) == wanted || lower(l.file.substr(0, l.file.rfind('.'))) == wanted) return &l;
+    return nullptr;
+}
+
+std::string lesson_slugs() {
+    std::string all;
+    for (const Lesson& l : builtin_lessons()) all += (all.empty() ? "" : ", ") + l.slug;
+    return all;
+}
+
+bool LessonOutcome::kept() const {
+    return std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.held; });
+}
+
+std::string fill_answer(const std::string& text, const std::map<std::string, json>& metrics) {
+    std::string out;
+    auto last = text.cbegin();
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), placeholder());
+         it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        out.append(last, m[0].first);
+        last = m[0].second;
+        const std::string metric = m[3].str();
+        auto of = [&](const std::string& run) {
+            auto found = metrics.find(run);
+            if (found == metrics.end())
+                throw std::invalid_argument("the answer names no run \"" + run + "\"");
+            return metric_value(found->second, metric);
+        };
+        if (m[2].matched) {
+            const double over = of(m[2].str());
+            out += over != 0 ? fmt::format("{:.2f}x", of(m[1].str()) / over) : "n/a";
+        } else {
+            out += readable(metric, of(m[1].str()));
+        }
+    }
+    out.append(last, text.cend());
+    return out;
+}
+
+LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, const Measure& measure) {
+    LessonOutcome outcome;
+    std::vector<std::pair<PipelineConfig, json>> measured;
+    // Every config measured once: the runs, then whatever else the checks name.
+    const Measure once = [&](const PipelineConfig& config) -> json {
+        for (const auto& [c, m] : measured)
+            if (c == config) return m;
+        measured.emplace_back(config, measure(config));
+        return measured.back().second;
+    };
+    for (size_t i = 0; i < lesson.runs.size(); ++i)
+        outcome.metrics[lesson.runs[i].id] = once(lesson.run_config(i, machine));
+    outcome.answer = fill_answer(lesson.answer, outcome.metrics);
+    PipelineConfig base = config_from_json(lesson.config, PipelineConfig{});
+    keep_machine_knobs(base, machine);
+    outcome.checks = check_promise(lesson.promise, base, once);
+    return outcome;
+}
+
+}  // namespace pinscope
