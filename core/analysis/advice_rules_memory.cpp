@@ -14,13 +14,25 @@
 namespace pinscope {
 namespace {
 
-// The lowest level a counter fell to inside the window (the level in force at its start counts).
-double min_level(const AdviceFacts& f, CounterKind kind) {
+// The level a counter stayed at or above for `share` of the window's time: a floor that a blip does not
+// move (the loader's shutdown drops every level to 0 at the very end of a run).
+double level_held(const AdviceFacts& f, CounterKind kind, double share) {
     const std::span<const CounterSample> samples = f.store.samples_in(kind, f.window);
-    if (samples.empty()) return 0;
-    double level = std::numeric_limits<double>::infinity();
-    for (const CounterSample& s : samples) level = std::min(level, s.value);
-    return level;
+    if (samples.empty() || f.window.length() <= 0) return 0;
+    std::vector<std::pair<double, TimeNs>> held;  // level, how long it was in force
+    for (size_t i = 0; i < samples.size(); ++i) {
+        const TimeNs from = std::max(samples[i].time, f.window.start);
+        const TimeNs to = i + 1 < samples.size() ? std::min(samples[i + 1].time, f.window.end) : f.window.end;
+        if (to > from) held.emplace_back(samples[i].value, to - from);
+    }
+    std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const double needed = share * static_cast<double>(f.window.length());
+    double covered = 0;
+    for (const auto& [level, time] : held) {
+        covered += static_cast<double>(time);
+        if (covered >= needed) return level;
+    }
+    return held.empty() ? 0 : held.back().first;
 }
 
 // How long batches sat built before the GPU took them: from the end of each batch's fetch (on its
@@ -49,15 +61,16 @@ std::vector<SpanRef> batches_waiting(const AdviceFacts& f) {
 
 }  // namespace
 
-// A deep prefetch on a GPU-bound load: the outstanding batches never fell below some level during the
-// window, so that many batches sat in pinned memory the whole time and the GPU never needed them.
+// A deep prefetch on a GPU-bound load: the outstanding batches stayed at or above some level 95% of the
+// window, so that many batches sat in pinned memory and the GPU practically never needed them.
 // The depth that suffices is what the train loop actually drew on, plus one batch per worker of slack;
 // never below PyTorch's default of 2.
 std::optional<Finding> prefetch_too_deep(const AdviceFacts& f) {
     const PipelineConfig& c = f.config;
     if (c.num_workers == 0 || !c.pin_memory || f.metrics.pinned_bytes_max <= 0) return std::nullopt;
     const int cap = c.max_outstanding();
-    const double never_used = min_level(f, CounterKind::outstanding_batches);
+    // Batches that were outstanding 95% of the time: a buffer the train loop practically never drew on.
+    const double never_used = level_held(f, CounterKind::outstanding_batches, 0.95);
     const int drawn = std::max(0, cap - static_cast<int>(never_used));
     const int enough = std::max(PipelineConfig::kDefaultPrefetchFactor,
                                 static_cast<int>(std::ceil(static_cast<double>(drawn) / c.num_workers)) + 1);
@@ -70,7 +83,7 @@ std::optional<Finding> prefetch_too_deep(const AdviceFacts& f) {
     finding.rule_id = "prefetch-too-deep";
     finding.title = "Prefetch too deep: pinned memory held for nothing";
     finding.explanation = fmt::format(
-        "prefetch_factor={} lets {} batches be outstanding, but at least {:.0f} of them were always waiting "
+        "prefetch_factor={} lets {} batches be outstanding, and {:.0f} of them were waiting 95% of the time "
         "(the GPU waited for data only {} of the time): they held pinned memory the GPU never needed. Up to "
         "{} was pinned; a depth of {} would free about {}, memory the rest of the machine cannot use while "
         "it is page-locked.",
