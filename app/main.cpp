@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "app/cli/advise_command.h"
 #include "app/cli/bench_command.h"
 #include "app/cli/diff_command.h"
 #include "app/cli/export_command.h"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     std::vector<Command> commands = {add_run_command(app),    add_stats_command(app), add_diff_command(app),
                                      add_export_command(app), add_bench_command(app), add_info_command(app),
                                      add_lesson_command(app)};
+    commands.push_back(add_advise_command(app));
     add_platform_commands(app, commands);
     for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
     std::string capture_file;

@@ -7,12 +7,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "app/cli/advice_report.h"
 #include "app/cli/cli_words.h"
 #include "app/cli/run_report.h"
 #include "app/cli/usage_error.h"
+#include "core/analysis/advisor.h"
 #include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/device/calibration.h"
+#include "core/io/advice_json.h"
 #include "core/io/capture.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/metrics_json.h"
@@ -148,10 +151,20 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
         run->run([&] { watch(); });
     }
     const RunReport report = make_report(*run);
-    if (output.json)
-        std::cout << report_json(report).dump() << std::endl;
-    else
+    std::optional<Advice> advice;
+    if (output.advise) {
+        const TraceCollector::Snapshot snapshot = run->trace();
+        advice = pinscope::advise(snapshot.store(), report.metrics, report.status.config,
+                                  cli_advice_context(report.status.config, run->window()));
+    }
+    if (output.json) {
+        nlohmann::json j = report_json(report);
+        if (advice) j["advice"] = advice_json(*advice);
+        std::cout << j.dump() << std::endl;
+    } else {
         print_report(std::cout, report);
+        if (advice) print_advice(std::cout, *advice, run->trace().store());
+    }
     if (!output.trace_file.empty()) write_trace(output.trace_file, run->trace().store(), report, output.json);
     if (!output.capture_file.empty()) write_capture(output.capture_file, *run, output.json);
     return exit_code(report.status);
@@ -171,6 +184,10 @@ Command add_run_command(CLI::App& app) {
         ->option_text("FILE")
         ->group("Output");
     cmd->add_flag("--json", output->json, "Print the summary as one JSON object on stdout")->group("Output");
+    cmd->add_flag("--advise", output->advise,
+                  "After the summary, the advisor's verdict (input-bound or not) and findings, each with its "
+                  "evidence and a fix; with --json under \"advice\"")
+        ->group("Output");
     cmd->add_option("--save-config", *save_config_file, "Write the resolved config to a JSON file and exit")
         ->option_text("FILE")
         ->group("Output");

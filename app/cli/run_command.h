@@ -15,6 +15,7 @@ struct HeadlessOutput {
     std::filesystem::path capture_file;  // empty: no capture (.pinscope)
     bool json = false;                   // the summary as one JSON object on stdout
     bool progress = true;                // a progress line on stderr when it is a terminal
+    bool advise = false;                 // the advisor's verdict and findings after the report
 };
 
 // Runs `config` to its end and reports; returns the exit code. Used by `run` and by the app when

@@ -1,0 +1,49 @@
+#include "app/cli/advise_command.h"
+
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "app/cli/advice_report.h"
+#include "app/cli/capture_input.h"
+#include "app/cli/usage_error.h"
+#include "core/io/advice_json.h"
+
+namespace pinscope {
+
+Command add_advise_command(CLI::App& app) {
+    CLI::App* cmd =
+        app.add_subcommand("advise", "Say whether a capture's run was input-bound, and what to change");
+    auto file = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto cores = std::make_shared<unsigned>(std::max(1u, std::thread::hardware_concurrency()));
+    cmd->add_option("file", *file, "The capture")->required()->option_text("FILE");
+    cmd->add_flag("--json", *json, "Print the advice as one JSON object");
+    cmd->add_option("--cores", *cores,
+                    "The cores of the host that recorded it (a capture does not say); default: this one's")
+        ->check(CLI::Range(1u, 4096u))
+        ->option_text("N");
+    return {cmd, [file, json, cores] {
+                const Capture capture = open_capture_for_cli(*file);
+                const Metrics metrics = capture_metrics(capture);
+                const PipelineConfig& config = capture.info.config;
+                AdviceContext ctx;
+                ctx.window = capture.info.window;
+                ctx.cores = *cores;
+                // The recording host's RAM is unknown: only a budget the config set is checked.
+                ctx.pinned_budget_bytes = config.pinned_budget_mb << 20;
+                const Advice advice = advise(capture.store, metrics, config, ctx);
+                if (*json) {
+                    std::cout << advice_json(advice).dump() << std::endl;
+                } else {
+                    fmt::print("capture {}: {} on {}\n", capture.path.string(), capture.info.created,
+                               capture.info.device.name);
+                    print_advice(std::cout, advice, capture.store);
+                }
+                return kExitOk;
+            }};
+}
+
+}  // namespace pinscope

@@ -1,0 +1,110 @@
+// The rules about H2D copies: where they come from (pageable memory), whether they hold the host
+// (synchronous copies), and whether they hide under kernels (overlap).
+#include <fmt/format.h>
+
+#include "core/analysis/advice_rules.h"
+#include "core/analysis/units.h"
+
+namespace pinscope {
+
+// Nsight Systems' "CUDA Async Memcpy with Pageable Memory": the driver stages a pageable copy through a
+// bounce buffer, at a fraction of the link's speed, and the host thread is held for all of it.
+std::optional<Finding> pageable_async_memcpy(const AdviceFacts& f) {
+    const Metrics& m = f.metrics;
+    if (m.pageable_h2d_fraction <= 0 || m.idle.staging < kWorthFixing) return std::nullopt;
+    Finding finding;
+    finding.rule_id = "pageable-async-memcpy";
+    finding.title = "Copies from pageable memory hold the train loop";
+    finding.explanation = fmt::format(
+        "{} of the H2D bytes came from pageable (not pinned) memory. The driver cannot copy pageable memory "
+        "directly: it stages each copy through a small pinned bounce buffer, which ran at {} here, and the "
+        "train loop is held until the copy is staged{}. The GPU sat idle {} of the time while copies "
+        "were staged.",
+        format_share(m.pageable_h2d_fraction), format_gbps(m.h2d_gbps),
+        f.config.non_blocking ? ", even with non_blocking=true" : "", format_share(m.idle.staging));
+    finding.cost = m.idle.staging;
+    finding.evidence = longest(lane_spans_where(f, f.main_lane, [](const Span& s) {
+        return s.kind == SpanKind::stage && s.memory == HostMemory::pageable;
+    }));
+    finding.fix = {{"pin_memory", true}};
+    if (!f.config.non_blocking) finding.fix["non_blocking"] = true;
+    finding.fix_text =
+        "Set pin_memory=true: batches are copied into page-locked memory, so the copy engine reads them "
+        "at the link's speed and the train loop goes on while they copy.";
+    finding.metric = "idle.pageable_staging";
+    finding.should = Direction::fall;
+    return finding;
+}
+
+// Nsight Systems' "CUDA Synchronous Memcpy": a blocking copy from pinned memory (non_blocking=false)
+// keeps the host from issuing the next work until the copy is done.
+std::optional<Finding> sync_memcpy(const AdviceFacts& f) {
+    if (f.config.non_blocking) return std::nullopt;
+    const std::vector<Span> copies = lane_spans_where(f, f.main_lane, [](const Span& s) {
+        return s.kind == SpanKind::sync && s.bytes > 0 && s.memory == HostMemory::pinned;
+    });
+    const double cost = f.share(intersection(intervals_of(copies, f.window), f.idle));
+    if (cost < kWorthFixing) return std::nullopt;
+    Finding finding;
+    finding.rule_id = "sync-memcpy";
+    finding.title = "Synchronous copies hold the host";
+    finding.explanation = fmt::format(
+        "With non_blocking=false every copy makes the train loop wait until the GPU has finished it: {} "
+        "copies held the loop, and the GPU's compute engine sat idle {} of the time meanwhile, because "
+        "the next kernel could not be issued.",
+        copies.size(), format_share(cost));
+    finding.cost = cost;
+    finding.evidence = longest(copies);
+    finding.fix = {{"non_blocking", true}};
+    finding.fix_text =
+        "Set non_blocking=true: a copy from pinned memory then returns at once and the loop issues the "
+        "kernel behind it on the same stream.";
+    finding.metric = "idle.sync";
+    finding.should = Direction::fall;
+    return finding;
+}
+
+// Copy time that no kernel hides, where a knob is what keeps copies and kernels apart: one stream
+// serialises them; blocking copies keep the host from issuing the kernel beside them. (Pageable copies
+// are the pageable rule's; copies that wait for a slow loader cannot overlap whatever the knobs.)
+std::optional<Finding> low_overlap(const AdviceFacts& f) {
+    const PipelineConfig& c = f.config;
+    const bool one_stream = c.streams == 1;
+    const bool blocking = c.pin_memory && !c.non_blocking;
+    if (!c.pin_memory || (!one_stream && !blocking)) return std::nullopt;
+    std::vector<Span> copies;
+    for (LaneId lane : f.h2d_lanes) {
+        const std::vector<Span> spans =
+            lane_spans_where(f, lane, [](const Span& s) { return s.kind == SpanKind::h2d; });
+        copies.insert(copies.end(), spans.begin(), spans.end());
+    }
+    const IntervalList exposed = difference(intervals_of(copies, f.window), f.kernels);
+    const double cost = f.share(exposed);
+    if (cost < kWorthFixing) return std::nullopt;
+    Finding finding;
+    finding.rule_id = "low-overlap";
+    finding.title = "Copies do not overlap kernels";
+    finding.explanation = fmt::format(
+        "Only {} of the kernel time had a copy running beside it, and copies ran alone, with the compute "
+        "engine idle, {} of the time. {}",
+        format_share(f.metrics.overlap), format_share(cost),
+        one_stream ? "On one stream a batch's copy waits for the previous batch's kernel to finish."
+                   : "Blocking copies (non_blocking=false) keep the loop from issuing a kernel while a copy "
+                     "runs.");
+    finding.cost = cost;
+    // The copies that ran alone the longest.
+    std::vector<Span> alone;
+    for (const Span& s : copies)
+        if (total_length(intersection(IntervalList{{s.start, s.end}}, f.kernels)) == 0) alone.push_back(s);
+    finding.evidence = longest(alone.empty() ? copies : alone);
+    if (one_stream) finding.fix["streams"] = 2;
+    if (blocking) finding.fix["non_blocking"] = true;
+    finding.fix_text = one_stream ? "Use streams=2: the next batch copies on one stream while the previous "
+                                    "batch's kernel runs on the other."
+                                  : "Set non_blocking=true, so the loop issues kernels while copies run.";
+    finding.metric = "overlap";
+    finding.should = Direction::rise;
+    return finding;
+}
+
+}  // namespace pinscope

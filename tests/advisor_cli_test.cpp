@@ -1,0 +1,103 @@
+// `pinscope advise FILE` on the committed H100 captures, and `run --advise`, end to end: the pageable
+// capture names pageable copies, --json parses with the documented keys, and a bad file exits 2 with one
+// line.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/scratch.h"
+
+using namespace pinscope::testing;
+
+namespace {
+
+struct Result {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+Result run_pinscope(const std::string& args) {
+    static int runs = 0;
+    const auto out = scratch_folder() / ("run" + std::to_string(runs) + ".out");
+    const auto err = scratch_folder() / ("run" + std::to_string(runs++) + ".err");
+    const std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(PINSCOPE_BINARY) + " " +
+                                args + " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+std::string capture(const char* name) {
+    return std::string(PINSCOPE_CAPTURES) + "/" + name;
+}
+
+bool names_rule(const nlohmann::json& advice, const std::string& rule) {
+    for (const nlohmann::json& f : advice["findings"])
+        if (f["rule"] == rule) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("advise on the pageable H100 capture names pageable copies, in text and in JSON") {
+    const Result text = run_pinscope("advise " + capture("h100-transfer-bound-pageable.pinscope"));
+    CHECK(text.exit_code == 0);
+    CHECK(text.out.find("[pageable-async-memcpy]") != std::string::npos);
+    CHECK(text.out.find("fix: --pin-memory") != std::string::npos);  // knobs in command-line words
+
+    const Result json = run_pinscope("advise --json " + capture("h100-transfer-bound-pageable.pinscope"));
+    REQUIRE(json.exit_code == 0);
+    const nlohmann::json advice = nlohmann::json::parse(json.out);
+    CHECK(advice["verdict"].is_string());
+    CHECK(advice["input_share"].is_number());
+    CHECK(names_rule(advice, "pageable-async-memcpy"));
+    for (const nlohmann::json& f : advice["findings"]) {
+        for (const char* key :
+             {"rule", "title", "explanation", "cost", "evidence", "fix", "fix_text", "metric"})
+            CHECK(f.contains(key));
+        CHECK((f["should"] == "fall" || f["should"] == "rise"));
+        for (const nlohmann::json& ref : f["evidence"])
+            CHECK(ref["end_ns"].get<int64_t>() >= ref["start_ns"].get<int64_t>());
+    }
+}
+
+TEST_CASE("advise on the pinned H100 capture does not name pageable copies") {
+    const Result json = run_pinscope("advise --json " + capture("h100-transfer-bound-pinned.pinscope"));
+    REQUIRE(json.exit_code == 0);
+    CHECK_FALSE(names_rule(nlohmann::json::parse(json.out), "pageable-async-memcpy"));
+}
+
+TEST_CASE("advise on a file that is not a capture exits 2 with one line") {
+    const auto bad = scratch_folder() / "not-a-capture.pinscope";
+    std::ofstream(bad) << "hello";
+    const Result r = run_pinscope("advise " + bad.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(bad.filename().string()) != std::string::npos);
+    CHECK(run_pinscope("advise " + (scratch_folder() / "missing.pinscope").string()).exit_code == 2);
+}
+
+TEST_CASE("run --advise --json adds the advice to the run's JSON") {
+    const Result r = run_pinscope("run --device sim --preset pageable-copies --seconds 0.5 --advise --json");
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j.contains("samples_per_s"));
+    REQUIRE(j.contains("advice"));
+    CHECK(names_rule(j["advice"], "pageable-async-memcpy"));
+
+    const Result text = run_pinscope("run --device sim --preset pageable-copies --seconds 0.5 --advise");
+    CHECK(text.exit_code == 0);
+    CHECK(text.out.find("input-bound") != std::string::npos);
+}
