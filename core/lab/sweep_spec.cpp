@@ -103,7 +103,8 @@ class AxisParser {
         if (high < low)
             fail(fmt::format("the range of {} runs downwards; write it as {}..{}", knob_.key,
                              knob_number(high), knob_number(low)));
-        check_range(integer ? json(static_cast<int64_t>(low)) : json(low));  // the knob's message, not a count
+        check_range(integer ? json(static_cast<int64_t>(low))
+                            : json(low));  // the knob's message, not a count
         check_range(integer ? json(static_cast<int64_t>(high)) : json(high));
         if (!(step > 0))
             fail(fmt::format("the step of {} should be above 0; {}", knob_.key, spec_forms(knob_)));
