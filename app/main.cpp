@@ -14,6 +14,7 @@
 #include "app/cli/info_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/stats_command.h"
+#include "app/cli/sweep_command.h"
 #include "app/cli/usage_error.h"
 #include "app/default_command.h"
 
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", PINSCOPE_VERSION);
     app.require_subcommand(0, 1);
     std::vector<Command> commands = {add_run_command(app),    add_stats_command(app), add_diff_command(app),
-                                     add_export_command(app), add_bench_command(app), add_info_command(app)};
+                                     add_export_command(app), add_bench_command(app), add_info_command(app),
+                                     add_sweep_command(app)};
     add_platform_commands(app, commands);
     for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
     std::string capture_file;
