@@ -397,7 +397,7 @@ TEST_CASE("a bad sweep spec exits 2 with one line naming the flag and the fix") 
     };
     for (const auto& [args, expected] : cases) {
         CAPTURE(args);
-        const Result r = run_pinscope("sweep --device sim --num-workers 1,2 --seconds-each 0.1 " + args);
+        const Result r = run_pinscope("sweep --device sim --batch-size 8,16 " + args);
         CAPTURE(r.err);
         CHECK(r.exit_code == 2);
         CHECK(lines(r.err) == 1);

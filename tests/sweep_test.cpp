@@ -174,10 +174,11 @@ TEST_CASE("best is the highest samples/s, ties going to less pinned memory, then
 }
 
 TEST_CASE("a sweep runs each distinct config once, reports progress, and a failed config is a row") {
-    PipelineConfig base = testing::tiny_run(0);
+    // Each run ends at its 30th batch, long before its 5 s: however busy the machine, every run measures.
+    PipelineConfig base = testing::tiny_run(30);
     std::vector<SweepAxis> axes{parse_sweep_axis(knob("num_workers"), "0,1"),
                                 parse_sweep_axis(knob("fail_at_sample"), "-1,0")};
-    SweepRunner runner(expand_sweep(base, std::move(axes)), 0.2);
+    SweepRunner runner(expand_sweep(base, std::move(axes)), 5);
     std::vector<SweepProgress> seen;
     const SweepOutcome outcome = runner.run([&](const SweepProgress& p) { seen.push_back(p); });
     REQUIRE(outcome.results.size() == 4);
@@ -185,7 +186,7 @@ TEST_CASE("a sweep runs each distinct config once, reports progress, and a faile
     for (const SweepResult& r : outcome.results) {
         CAPTURE(r.config.num_workers);
         CAPTURE(r.config.fail_at_sample);
-        CHECK(r.config.seconds == doctest::Approx(0.2));
+        CHECK(r.config.seconds == doctest::Approx(5));
         if (r.config.fail_at_sample == 0) {
             CHECK_FALSE(r.ran);
             CHECK(r.error.find("ValueError") != std::string::npos);

@@ -242,7 +242,7 @@ std::string run_command_line(const SweepFlags& flags, const SweepGrid& grid, con
     if (!flags.preset_name.empty()) line += " --preset " + flags.preset_name;
     if (!flags.config_file.empty()) line += " --config " + flags.config_file;
     for (const Knob& knob : knobs()) {
-        const bool swept = axis_of(grid, knob.key).has_value();
+        const bool swept = axis_of(grid, knob.key).has_value() && knob.applies_to(config);
         if (knob.key == "seconds" || (!swept && knob.get(config) == knob.get(reference))) continue;
         if (knob.type == KnobType::boolean)
             line += " " + (knob.get(config).get<bool>() ? flag_for(knob.key) : negated_flag_for(knob.key));

@@ -115,6 +115,7 @@ void SweepWindow::settings(AppState& state) {
 }
 
 void SweepWindow::run(AppState& state, double seconds_each) {
+    seconds_each_ = static_cast<float>(seconds_each);  // the slider shows what runs (--run-sweep too)
     error_.clear();
     applied_.clear();
     try {
