@@ -16,6 +16,7 @@
 #include "app/cli/lesson_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/stats_command.h"
+#include "app/cli/sweep_command.h"
 #include "app/cli/usage_error.h"
 #include "app/default_command.h"
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
                                      add_export_command(app), add_bench_command(app), add_info_command(app),
                                      add_lesson_command(app)};
     commands.push_back(add_advise_command(app));
+    commands.push_back(add_sweep_command(app));
     add_platform_commands(app, commands);
     for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
     std::string capture_file;

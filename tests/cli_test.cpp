@@ -300,3 +300,108 @@ TEST_CASE("--save-config writes a config that --config reads back") {
     CHECK(nlohmann::json::parse(r.out)["config"]["num_workers"] == 3);
     std::filesystem::remove(file);
 }
+
+namespace {
+
+std::vector<std::string> csv_fields(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (char c : line) {
+        if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted)
+            fields.emplace_back();
+        else
+            fields.back() += c;
+    }
+    return fields;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "sweep runs each distinct config with progress on stderr, a table and the best on stdout, and a CSV") {
+    const auto csv = temp_path("sweep.csv");
+    const Result r = run_pinscope(
+        "sweep --device sim --num-workers 0..1 --prefetch-factor 1,2 --pin-memory both --seconds-each 0.2 "
+        "--batch-size 8 --sample-shape 3x32x32 --kernel-us 100 --csv " +
+        csv.string());
+    CAPTURE(r.err);
+    CAPTURE(r.out);
+    REQUIRE(r.exit_code == 0);
+    // num_workers=0 leaves prefetch_factor unset: 8 cells, 6 configs.
+    CHECK(r.err.find("sweep: 8 configs (2 num_workers x 2 prefetch_factor x 2 pin_memory); 6 distinct run, 2 "
+                     "cells repeat another's config (prefetch_factor does not apply there)") !=
+          std::string::npos);
+    for (int i = 1; i <= 6; ++i)
+        CHECK(r.err.find("[" + std::to_string(i) + "/6] num_workers=") != std::string::npos);
+    CHECK(r.err.find("[7/6]") == std::string::npos);
+    CHECK(r.err.find("eta") != std::string::npos);
+    CHECK(r.out.find("[1/6]") == std::string::npos);  // progress goes to stderr only
+    CHECK(r.out.find("num_workers  prefetch_factor  pin_memory") != std::string::npos);
+    CHECK(r.out.find("best: num_workers=") != std::string::npos);
+    CHECK(r.out.find("x the slowest)") != std::string::npos);
+    CHECK(r.out.find("run it: pinscope run --num-workers ") != std::string::npos);
+    CHECK(r.out.find("--batch-size 8 --sample-shape 3x32x32 --kernel-us 100 --device sim\n") !=
+          std::string::npos);
+    CHECK(r.out.find("<- best") != std::string::npos);
+
+    std::istringstream rows(slurp(csv));
+    std::string line;
+    REQUIRE(std::getline(rows, line));
+    const std::vector<std::string> header = csv_fields(line);
+    REQUIRE(header.size() == 12);
+    CHECK(header[0] == "num_workers");
+    CHECK(header[3] == "samples_per_s");
+    CHECK(header.back() == "error");
+    std::set<std::string> configs;
+    while (std::getline(rows, line)) {
+        const std::vector<std::string> fields = csv_fields(line);
+        CAPTURE(line);
+        REQUIRE(fields.size() == 12);
+        CHECK(std::stod(fields[3]) > 0);
+        CHECK(fields.back().empty());
+        if (fields[0] == "0") CHECK(fields[1] == "unset");
+        configs.insert(fields[0] + fields[1] + fields[2]);
+    }
+    CHECK(configs.size() == 6);
+}
+
+TEST_CASE("sweep --json prints the rows and the best as one object") {
+    const Result r = run_pinscope(
+        "sweep --device sim --num-workers 1,2 --seconds-each 0.2 --batch-size 8 "
+        "--sample-shape 3x32x32 --json");
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["configs"] == 2);
+    REQUIRE(j["results"].size() == 2);
+    CHECK(j["results"][0]["config"]["num_workers"] == 1);
+    CHECK(j["results"][1]["samples_per_s"].get<double>() > 0);
+    CHECK(j["best"].is_number());
+    CHECK(j["best_command"].get<std::string>().starts_with("pinscope run"));
+}
+
+TEST_CASE("a bad sweep spec exits 2 with one line naming the flag and the fix") {
+    const std::map<std::string, std::string> cases = {
+        {"--num-workers 0..300",
+         "--num-workers 0..300: num_workers should be between 0 and 256; use fewer workers."},
+        {"--num-workers two", "--num-workers two: num_workers should be an integer, not \"two\"; use a..b"},
+        {"--prefetch-factor 0..2", "--prefetch-factor 0..2: prefetch_factor option should be at least 1"},
+        {"--pin-memory maybe",
+         "--pin-memory maybe: pin_memory should be true or false, not \"maybe\"; use both"},
+        {"--decode-us 0..100", "--decode-us 0..100: a range of decode_us needs a step"},
+        {"--pin-mode fast", "--pin-mode fast: pin_mode should be one of thread, direct"},
+        {"--seconds-each 0", "--seconds-each"},
+        {"--csv /nonexistent/sweep.csv", "--csv /nonexistent/sweep.csv: cannot write there"},
+    };
+    for (const auto& [args, expected] : cases) {
+        CAPTURE(args);
+        const Result r = run_pinscope("sweep --device sim --batch-size 8,16 " + args);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find(expected) != std::string::npos);
+        CHECK(r.out.empty());
+    }
+}

@@ -11,6 +11,7 @@
 #include <stb_image.h>
 
 #include "app/gui/model/span_palette.h"
+#include "app/gui/model/sweep_heatmap.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
@@ -184,4 +185,46 @@ TEST_CASE(
     REQUIRE(hatched.size() >= 3 * 8);  // three streams' lanes, most of each row's height
     REQUIRE(solid.size() >= 3 * 8);
     CHECK(hatched.back() < solid.front());  // A above B
+}
+
+namespace {
+
+// Whether `p` lies on the heatmap's colour scale (within a rounding step of some heat_colour(t)).
+bool on_heat_scale(Rgb p) {
+    for (int i = 0; i <= 400; ++i) {
+        const Rgb c = heat_colour(i / 400.0);
+        if (std::abs(c.r - p.r) <= 2 && std::abs(c.g - p.g) <= 2 && std::abs(c.b - p.b) <= 2) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("the sweep's heatmaps show a row of cells of the colour scale, in many colours") {
+    const char* path = std::getenv("PINSCOPE_SCREENSHOT");
+    REQUIRE(path);
+    const Png png = load(path);
+    REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
+    // A cell is a block of one colour of the scale, far wider than a step of the scale's legend. Count
+    // them row by row: two panels of four columns put 8 in a pixel row.
+    constexpr int kCellWidth = 30;
+    int most_cells_in_a_row = 0;
+    std::set<uint32_t> cell_colours;
+    for (int y = 0; y < png.height; ++y) {
+        int cells = 0;
+        for (int x = 0; x < png.width;) {
+            const Rgb c = png.at(x, y);
+            int end = x + 1;
+            while (end < png.width && png.at(end, y) == c) ++end;
+            if (end - x >= kCellWidth && on_heat_scale(c) && !(c == kDarkPalette.background)) {
+                ++cells;
+                cell_colours.insert(uint32_t{c.r} << 16 | uint32_t{c.g} << 8 | c.b);
+            }
+            x = end;
+        }
+        most_cells_in_a_row = std::max(most_cells_in_a_row, cells);
+    }
+    MESSAGE(most_cells_in_a_row << " cells in the fullest pixel row, " << cell_colours.size() << " colours");
+    CHECK(most_cells_in_a_row >= 8);
+    CHECK(cell_colours.size() >= 6);  // samples/s differ across the grid: not one flat colour
 }

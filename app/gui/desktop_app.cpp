@@ -36,6 +36,8 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
     if (options.open_window == "record") record_.open();
     if (options.open_window == "save") record_.open(), record_.open_file_dialog();
     show_help_ = options.open_window == "shortcuts";
+    if (options.open_window == "sweep" || options.run_sweep > 0) sweep_.open();
+    if (options.run_sweep > 0) sweep_.run(*state_, options.run_sweep);
     controls_collapsed_ = options.controls_collapsed;
     if (options.preset) {
         controls_.select_preset(options.preset);
@@ -96,6 +98,8 @@ void DesktopApp::take_changes() {
         if (state_->capture()) state_->compare_with(std::move(*other));
     }
     if (files_.take_run_live() && state_->capture()) run_live(state_->capture()->info.config);
+    // The sweep stopped the live pipeline so as not to share the cores with it: it starts again.
+    if (sweep_.take_resume() && state_->session()) state_->session()->apply(state_->editor().applied());
 }
 
 void DesktopApp::show_at_its_zoom(const Preset& preset) {
@@ -122,11 +126,11 @@ int DesktopApp::run() {
     const bool bounded = options_.frames > 0;
     TimeNs next_frame = now_ns();
     // --frames counts the frames that show what was asked for: while a capture named at start is still
-    // loading (its progress is drawn meanwhile), frames do not count.
+    // loading, or a sweep asked for runs (their progress is drawn meanwhile), frames do not count.
     for (int frame = 1; !quit_ && !window_.should_close() && (!bounded || frame <= options_.frames);) {
         window_.poll_events();
         take_changes();
-        const bool counts = !(bounded && files_.loading());
+        const bool counts = !(bounded && (files_.loading() || sweep_.running()));
         if (bounded && !options_.open_file.empty() && !files_.error().empty()) {
             fmt::print(stderr, "pinscope: {}\n", files_.error());  // a capture named at start did not open
             return 2;
@@ -195,6 +199,7 @@ void DesktopApp::menu_bar() {
         files_.menu_items(*state_, timeline_.viewport().range());
         ImGui::Separator();
         if (ImGui::MenuItem("Record...", "Ctrl+R", false, state_->live())) record_.open();
+        if (ImGui::MenuItem("Sweep...")) sweep_.open();
         if (ImGui::MenuItem("Quit")) quit_ = true;
         ImGui::EndMenu();
     }
@@ -281,6 +286,7 @@ void DesktopApp::build_frame() {
     timeline_.draw(*state_, theme, layout.timeline, layout.padding);
     draw_status_bar(*state_, extras, theme, layout.status, layout.padding);
     record_.draw(*state_, theme);
+    sweep_.draw(*state_, theme);
     if (show_help_) shortcuts_window();
     ImGui::Render();
     spans_in_last_frame_ = state_->store().span_count();

@@ -13,6 +13,7 @@
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/frame_stats.h"
 #include "app/gui/record_window.h"
+#include "app/gui/sweep_window.h"
 #include "app/gui/timeline_window.h"
 #include "app/gui/ui_style.h"
 
@@ -53,6 +54,7 @@ class DesktopApp {
     std::unique_ptr<SpanRenderer> span_renderer_;  // null with --renderer drawlist
     TimelineWindow timeline_;
     RecordWindow record_;
+    SweepWindow sweep_;
     FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build
     FrameStats wall_stats_;           // wall time, which other threads and processes inflate
     size_t spans_in_last_frame_ = 0;  // for the report after the last frame

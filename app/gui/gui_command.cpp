@@ -159,7 +159,12 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
 void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mouse) {
     cmd.add_option("--mouse", mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
     cmd.add_option("--show-window", options.open_window, "Open a window from the start (screenshots)")
-        ->check(CLI::IsMember({"record", "save", "shortcuts"}))
+        ->check(CLI::IsMember({"record", "save", "shortcuts", "sweep"}))
+        ->group("");
+    cmd.add_option(
+           "--run-sweep", options.run_sweep,
+           "Run the Sweep window's grid at once, SECONDS per config; frames wait for it (screenshots)")
+        ->check(CLI::Range(0.05, 60.0))
         ->group("");
     cmd.add_option("--select-last", options.select_last, "Select the last SECONDS of the view (screenshots)")
         ->group("");

@@ -33,8 +33,9 @@ struct GuiOptions {
     };
     std::optional<Point> mouse;  // the pointer, fixed at this position
     double select_last = 0;      // select the last this many seconds of the view
-    std::string open_window;     // "record", "save" (the file dialog), "export" or "shortcuts", open from the
-                                 // start (--show-window)
+    std::string open_window;     // "record", "save" (the file dialog), "export", "shortcuts" or "sweep", open
+                                 // from the start (--show-window)
+    double run_sweep = 0;        // > 0: the Sweep window runs its first grid at once, this many seconds each
 };
 
 }  // namespace pinscope::gui

@@ -90,3 +90,16 @@ foreach(renderer gpu drawlist)
                          FIXTURES_REQUIRED gui_compare_${renderer} ENVIRONMENT "PINSCOPE_SCREENSHOT=${shot}"
                          FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
 endforeach()
+
+# A sweep of 4 x 4 x 2 configs (num_workers 0..3 x prefetch_factor 1..4 x pin_memory both, 0.3 s each) runs
+# to its end in the Sweep window (frames wait for it), and its two heatmaps render.
+set(SWEEP_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_sweep.png)
+add_test(NAME gui_sweep_screenshot
+         COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --run-sweep 0.3 --frames 20 --size 1600x900
+                 --screenshot ${SWEEP_SHOT})
+set_tests_properties(gui_sweep_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 FIXTURES_SETUP gui_sweep
+                     RUN_SERIAL TRUE PASS_REGULAR_EXPRESSION "sweep: 32 configs[^\n]*26 distinct ran")
+add_test(NAME gui_sweep_heatmaps_show_cells_of_many_colours COMMAND test_gui_screenshot "--test-case=the sweep*")
+set_tests_properties(gui_sweep_heatmaps_show_cells_of_many_colours PROPERTIES LABELS "gui-render"
+                     FIXTURES_REQUIRED gui_sweep ENVIRONMENT "PINSCOPE_SCREENSHOT=${SWEEP_SHOT}"
+                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
