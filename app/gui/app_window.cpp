@@ -122,6 +122,21 @@ void AppWindow::poll_events() {
     glfwPollEvents();
 }
 
+void AppWindow::set_fullscreen(bool on) {
+    if (on == fullscreen_) return;
+    GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+    if (!monitor) return;  // no monitor to fill: stay a window
+    if (on) {
+        glfwGetWindowPos(window_, &windowed_[0], &windowed_[1]);
+        glfwGetWindowSize(window_, &windowed_[2], &windowed_[3]);
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+        glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3], 0);
+    }
+    fullscreen_ = on;
+}
+
 std::vector<std::string> AppWindow::take_dropped_files() {
     return std::exchange(g_dropped, {});
 }

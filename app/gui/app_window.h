@@ -43,6 +43,8 @@ class AppWindow {
 
     bool should_close() const;
     void poll_events();
+    // Fills the primary monitor (presentation mode), or goes back to the window it was.
+    void set_fullscreen(bool on);
     // Paths of files dropped on the window since the last call.
     std::vector<std::string> take_dropped_files();
     // Starts an ImGui frame (both backends, then ImGui::NewFrame). `mouse`, when given, replaces the
@@ -68,6 +70,8 @@ class AppWindow {
     bool imgui_ = false, glfw_backend_ = false, gl_backend_ = false;
     std::string gl_description_;
     bool software_gl_ = false;
+    bool fullscreen_ = false;
+    int windowed_[4] = {0, 0, 0, 0};  // x, y, width, height before full screen
 };
 
 }  // namespace pinscope::gui

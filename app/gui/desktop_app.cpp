@@ -36,6 +36,14 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
     if (options.open_window == "record") record_.open();
     if (options.open_window == "save") record_.open(), record_.open_file_dialog();
     show_help_ = options.open_window == "shortcuts";
+    if (!options.lesson.empty()) {
+        show_lessons_ = true;
+        const std::vector<Lesson>& all = builtin_lessons();
+        for (size_t i = 0; i < all.size(); ++i)
+            if (&all[i] == find_lesson(options.lesson)) lessons_.open(*state_, i);
+        lessons_.player().go_to(options.lesson_page);
+    }
+    if (options.presentation) set_presentation(true);
     if (options.open_window == "sweep" || options.run_sweep > 0) sweep_.open();
     if (options.run_sweep > 0) sweep_.run(*state_, options.run_sweep);
     controls_collapsed_ = options.controls_collapsed;
@@ -100,6 +108,29 @@ void DesktopApp::take_changes() {
     if (files_.take_run_live() && state_->capture()) run_live(state_->capture()->info.config);
     // The sweep stopped the live pipeline so as not to share the cores with it: it starts again.
     if (sweep_.take_resume() && state_->session()) state_->session()->apply(state_->editor().applied());
+}
+
+// Presentation mode: the Lessons panel beside the timeline in large type, full screen (but for headless
+// frames, whose size was asked for).
+void DesktopApp::set_presentation(bool on) {
+    if (on == presentation_) return;
+    presentation_ = on;
+    if (on) {
+        show_lessons_ = true;
+        font_before_presentation_ = wanted_.font_scale;
+        wanted_.font_scale = std::max(wanted_.font_scale, 1.5f);
+    } else {
+        wanted_.font_scale = font_before_presentation_;
+    }
+    if (options_.frames == 0) window_.set_fullscreen(on);
+}
+
+// The teacher's keys for the pipeline: P pauses or resumes, N lets one batch through while paused.
+void DesktopApp::pipeline_keys() {
+    LiveSession* live = state_->session();
+    if (!live || ImGui::GetIO().WantTextInput || ImGui::GetIO().KeyCtrl) return;
+    if (ImGui::IsKeyPressed(keys::kP, false)) live->set_paused(!live->paused());
+    if (ImGui::IsKeyPressed(keys::kN) && live->paused()) live->step();
 }
 
 void DesktopApp::show_at_its_zoom(const Preset& preset) {
@@ -190,6 +221,11 @@ void DesktopApp::shortcuts() {
         if (ImGui::IsKeyPressed(keys::kE, false)) files_.open_export(*state_);
         wanted_.font_scale = std::clamp(wanted_.font_scale, UiSettings::kMinScale, UiSettings::kMaxScale);
     }
+    if (ImGui::IsKeyPressed(keys::kF5, false)) set_presentation(!presentation_);
+    if (presentation_ && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+        set_presentation(false);
+    if (show_lessons_) lessons_.keys(*state_);
+    pipeline_keys();
     timeline_.shortcuts(*state_);
 }
 
@@ -217,6 +253,14 @@ void DesktopApp::menu_bar() {
         if (ImGui::MenuItem("Follow live", "Space", timeline_.viewport().following()))
             timeline_.viewport().toggle_following();
         if (ImGui::MenuItem("Fit all", "F")) timeline_.fit(state_->store());
+        ImGui::Separator();
+        ImGui::MenuItem("Lessons panel", nullptr, &show_lessons_);
+        if (ImGui::MenuItem("Presentation mode", "F5", presentation_)) set_presentation(!presentation_);
+        ImGui::EndMenu();
+    }
+    if (LiveSession* live = state_->session(); live && ImGui::BeginMenu("Pipeline")) {
+        if (ImGui::MenuItem("Pause", "P", live->paused())) live->set_paused(!live->paused());
+        if (ImGui::MenuItem("Step one batch", "N", false, live->paused())) live->step();
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
@@ -246,6 +290,8 @@ void DesktopApp::shortcuts_window() {
             "Ctrl O         open a capture (or drop the file on the window)\n"
             "Ctrl E         export the view (PNG, SVG, Perfetto, CSV)\n"
             "Ctrl B         hide or show the Controls\n"
+            "P              pause the pipeline (N: one more batch while paused)\n"
+            "F5             presentation mode (Esc leaves; arrows turn a lesson's pages, 1-9 answer)\n"
             "Ctrl+click     type a slider's value");
     }
     ImGui::End();
@@ -277,11 +323,17 @@ void DesktopApp::build_frame() {
     const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate, span_drawing()};
     const Layout layout =
         lay_out(measure_layout(io.DisplaySize, status_bar_lines(*state_, extras), controls_collapsed_));
-    if (state_->comparison() && !controls_collapsed_)
+    if (show_lessons_ && !controls_collapsed_)
+        lessons_.draw(*state_, theme, layout.controls, presentation_);
+    else if (state_->comparison() && !controls_collapsed_)
         draw_compare_panel(*state_, theme, layout.controls);
     else
         controls_.draw(*state_, theme, layout.controls, controls_collapsed_);
     if (const Preset* chosen = controls_.take_chosen_preset()) show_at_its_zoom(*chosen);
+    if (const double seconds = lessons_.take_view_seconds(); seconds > 0) {
+        timeline_.viewport().set_length(static_cast<TimeNs>(seconds * 1e9));
+        zoom_settled_ = true;
+    }
     draw_metrics_window(*state_, theme, layout);
     timeline_.draw(*state_, theme, layout.timeline, layout.padding);
     draw_status_bar(*state_, extras, theme, layout.status, layout.padding);

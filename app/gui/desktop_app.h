@@ -10,6 +10,7 @@
 #include "app/gui/capture_files.h"
 #include "app/gui/controls_window.h"
 #include "app/gui/gui_options.h"
+#include "app/gui/lesson_panel.h"
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/frame_stats.h"
 #include "app/gui/record_window.h"
@@ -37,6 +38,8 @@ class DesktopApp {
     std::string span_drawing() const;
     std::optional<ImVec2> pointer() const;
     void settle_zoom();
+    void set_presentation(bool on);
+    void pipeline_keys();
     void show_at_its_zoom(const Preset& preset);
     // Between frames: a capture opened or compared, a capture's config run live, files dropped.
     void take_changes();
@@ -55,12 +58,16 @@ class DesktopApp {
     TimelineWindow timeline_;
     RecordWindow record_;
     SweepWindow sweep_;
+    LessonPanel lessons_;
     FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build
     FrameStats wall_stats_;           // wall time, which other threads and processes inflate
     size_t spans_in_last_frame_ = 0;  // for the report after the last frame
     bool controls_collapsed_ = false;
     bool zoom_settled_ = false;  // a zoom was chosen (by the user, a preset, a flag) or suggested once
     bool show_help_ = false;
+    bool show_lessons_ = false;  // the Lessons panel in the Controls panel's place
+    bool presentation_ = false;
+    float font_before_presentation_ = 1.f;
     bool quit_ = false;
 };
 

@@ -13,6 +13,7 @@
 #include "app/gui/model/synthetic_trace.h"
 #include "core/device/calibration.h"
 #include "core/io/capture.h"
+#include "core/lab/lesson.h"
 
 namespace pinscope::gui {
 namespace {
@@ -148,6 +149,17 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
         ->group(group);
     cmd.add_flag("--high-contrast", options.ui.high_contrast, "High-contrast theme, for projectors")
         ->group(group);
+    cmd.add_option("--lesson", options.lesson,
+                   "Open the Lessons panel on this lesson (`pinscope lesson` lists them)")
+        ->option_text("NAME")
+        ->check([](const std::string& name) {
+            return find_lesson(name) ? std::string()
+                                     : fmt::format("no such lesson; the lessons are: {}", lesson_slugs());
+        })
+        ->group(group);
+    cmd.add_flag("--presentation", options.presentation,
+                 "Presentation mode: full screen, large type, the lesson beside the timeline (F5 toggles)")
+        ->group(group);
     cmd.add_option("--font", options.ui.font_file,
                    "TrueType font (falls back to ImGui's built-in font when missing)")
         ->option_text("FILE")
@@ -165,6 +177,9 @@ void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mou
            "--run-sweep", options.run_sweep,
            "Run the Sweep window's grid at once, SECONDS per config; frames wait for it (screenshots)")
         ->check(CLI::Range(0.05, 60.0))
+        ->group("");
+    cmd.add_option("--lesson-page", options.lesson_page, "Show this page of the --lesson (screenshots)")
+        ->check(CLI::Range(0, 100))
         ->group("");
     cmd.add_option("--select-last", options.select_last, "Select the last SECONDS of the view (screenshots)")
         ->group("");

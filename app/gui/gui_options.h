@@ -35,6 +35,9 @@ struct GuiOptions {
     double select_last = 0;      // select the last this many seconds of the view
     std::string open_window;     // "record", "save" (the file dialog), "export", "shortcuts" or "sweep", open
                                  // from the start (--show-window)
+    std::string lesson;          // --lesson: open the Lessons panel on this lesson (its first run live)
+    bool presentation = false;   // --presentation: full screen, large type, the lesson beside the timeline
+    int lesson_page = 0;         // the lesson's page to show at first (screenshots)
     double run_sweep = 0;        // > 0: the Sweep window runs its first grid at once, this many seconds each
 };
 

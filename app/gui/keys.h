@@ -15,5 +15,9 @@ constexpr int kMinus = 45;         // GLFW_KEY_MINUS
 constexpr int kEqual = 61;         // GLFW_KEY_EQUAL (the + key without Shift on most layouts)
 constexpr int kPadAdd = 334;       // GLFW_KEY_KP_ADD
 constexpr int kPadSubtract = 333;  // GLFW_KEY_KP_SUBTRACT
+constexpr int kP = 80;             // GLFW_KEY_P: pause the pipeline
+constexpr int kN = 78;             // GLFW_KEY_N: one more batch while paused
+constexpr int kF5 = 294;           // GLFW_KEY_F5: presentation mode
+constexpr int kOne = 49;           // GLFW_KEY_1 (to 9: 57)
 
 }  // namespace pinscope::gui::keys

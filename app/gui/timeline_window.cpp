@@ -166,7 +166,7 @@ void TimelineWindow::refresh_summary(const AppState& state) {
     const bool growing =
         state.live() && selection->end > now - 2 * kNsPerS && now - summary_refreshed_ > kSummaryRefresh;
     if (!changed && !growing) return;
-    summary_ = summarize_range(state.store(), *selection, state.batch_size());
+    summary_ = summarize_range(state.store(), *selection, state.batch_size(), state.slow_motion());
     summary_refreshed_ = now;
 }
 

@@ -11,6 +11,7 @@
 #include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/config/knobs.h"
+#include "core/config/validate.h"
 #include "core/lab/embedded_lessons.h"
 
 namespace pinscope {
@@ -78,7 +79,7 @@ std::string readable(const std::string& key, double value) {
     }
     if (last.ends_with("gbps")) return format_gbps(value);
     if (last.ends_with("_us")) return format_duration(static_cast<TimeNs>(value * 1000));
-    if (last.ends_with("_max") && value > 1e6) return format_bytes(value);
+    if (last.ends_with("bytes_max")) return format_bytes(value);
     if (key.starts_with("idle.") || last == "stall" || last == "overlap" || last.ends_with("busy") ||
         last == "gpu_idle" || last.ends_with("fraction"))
         return format_share(value);
@@ -144,7 +145,12 @@ Lesson parse(const json& j, const std::string& file) {
             "\"promise\" should be {\"text\", \"checks\": [...]} with at least one check");
     for (json& check : l.promise["checks"]) check = resolve_runs(check, l);
     l.view_seconds = j.value("view_seconds", 0.0);
-    for (size_t i = 0; i < l.runs.size(); ++i) (void)l.run_config(i);  // every run's knobs read
+    for (size_t i = 0; i < l.runs.size(); ++i) {  // every run can run
+        const Validation validation = validate(l.run_config(i));
+        if (!validation.ok())
+            throw std::invalid_argument("run \"" + l.runs[i].id +
+                                        "\": " + describe(validation.errors.front()));
+    }
     // Every placeholder names runs the lesson has.
     const std::string& a = l.answer;
     for (auto it = std::sregex_iterator(a.begin(), a.end(), placeholder()); it != std::sregex_iterator();

@@ -26,7 +26,7 @@ AppState::AppState(TraceStore trace) : viewed_(std::move(trace)), editor_(Pipeli
 AppState::AppState(Capture capture) : capture_(std::move(capture)), editor_(capture_->info.config) {
     const Interval window{capture_->info.window.start, capture_->info.window.end};
     const Interval span = window.length() > 0 ? window : Interval{store().first_time(), store().last_time()};
-    history_.replay(store(), batch_size(), span);
+    history_.replay(store(), batch_size(), span, capture_->info.config.slow_motion);
     headline_ = sample_of(capture_metrics(*capture_), store(), span.end);
 }
 
@@ -46,6 +46,11 @@ const TraceStore& AppState::store() const {
 int AppState::batch_size() const {
     if (capture_) return capture_->info.config.batch_size;
     return live_ ? live_->status().config.batch_size : editor_.applied().batch_size;
+}
+
+double AppState::slow_motion() const {
+    if (capture_) return capture_->info.config.slow_motion;
+    return live_ ? live_->status().config.slow_motion : editor_.applied().slow_motion;
 }
 
 const DeviceInfo* AppState::device() const {

@@ -81,6 +81,8 @@ class AppState {
     // to deliver (late GPU records), so no lane looks idle for want of data not yet there.
     TimeNs live_edge() const;
     int batch_size() const;
+    // How many times slower than real time the trace runs (the slow_motion knob of the run shown).
+    double slow_motion() const;
 
     // Starts a recording; throws std::invalid_argument for a bad request. Replaces a finished one.
     void start_recording(const RecordRequest& request, TimeNs now = now_ns());

@@ -32,6 +32,7 @@ void LiveSession::start(const PipelineConfig& config) {
         history_.clear();
     }
     batch_size_ = config.batch_size;
+    slow_motion_ = config.slow_motion;
     CollectorOptions options;
     options.limits = limits_;
     options.on_collected = [this](const TraceStore& store) { update_history(store); };
@@ -43,11 +44,12 @@ void LiveSession::start(const PipelineConfig& config) {
 void LiveSession::refresh() {
     status_ = session_->status();
     batch_size_ = status_.config.batch_size;
+    slow_motion_ = status_.config.slow_motion;
 }
 
 void LiveSession::update_history(const TraceStore& store) {
     std::lock_guard lock(history_mutex_);
-    history_.update(store, batch_size_, collector_ ? collector_->delivery_lag() : 0);
+    history_.update(store, batch_size_, collector_ ? collector_->delivery_lag() : 0, slow_motion_);
 }
 
 MetricsHistory LiveSession::history() const {

@@ -50,6 +50,10 @@ class LiveSession {
     uint64_t dropped_spans() const { return session_->trace().dropped(); }
     DeviceResources device_resources() const { return session_->device_resources(); }
     void stop() { session_->stop(); }
+    // A teacher's pause (the train loop takes no new batch) and step-one-batch.
+    void set_paused(bool paused) { session_->set_paused(paused); }
+    void step() { session_->step(); }
+    bool paused() const { return session_->paused(); }
     const Session& session() const { return *session_; }
 
     // The app never ends a run by time or count: those knobs are for headless runs.
@@ -65,6 +69,7 @@ class LiveSession {
     mutable std::mutex history_mutex_;
     MetricsHistory history_;
     std::atomic<int> batch_size_{1};
+    std::atomic<double> slow_motion_{1};
     SessionStatus status_;
     int restarts_ = 0;
 };

@@ -4,19 +4,19 @@
 
 namespace pinscope::gui {
 
-bool MetricsHistory::update(const TraceStore& store, int batch_size, TimeNs lag) {
+bool MetricsHistory::update(const TraceStore& store, int batch_size, TimeNs lag, double slow_motion) {
     const TimeNs end = store.latest_span_end() - std::max(options_.settle, lag);
     const TimeNs first = store.first_time();
     if (end <= first || end - last_end_ < options_.every) return false;
     const Interval window{std::max(first, end - options_.window), end};
-    latest_ = compute_metrics(store, batch_size, MetricsWindow{window.start, window.end});
+    latest_ = compute_metrics(store, batch_size, MetricsWindow{window.start, window.end}, slow_motion);
     last_end_ = end;
     samples_.push_back(sample_of(latest_, store, end));
     while (samples_.size() > options_.capacity) samples_.pop_front();
     return true;
 }
 
-void MetricsHistory::replay(const TraceStore& store, int batch_size, Interval span) {
+void MetricsHistory::replay(const TraceStore& store, int batch_size, Interval span, double slow_motion) {
     clear();
     if (span.length() <= 0) return;
     const TimeNs step = std::max<TimeNs>(1, span.length() / static_cast<TimeNs>(options_.capacity));
@@ -25,7 +25,7 @@ void MetricsHistory::replay(const TraceStore& store, int batch_size, Interval sp
     const TimeNs length = std::max(2 * step, std::min(options_.window / 4, span.length()));
     for (TimeNs end = span.start + step; end <= span.end; end += step) {
         const TimeNs start = std::max(span.start, end - length);
-        latest_ = compute_metrics(store, batch_size, MetricsWindow{start, end});
+        latest_ = compute_metrics(store, batch_size, MetricsWindow{start, end}, slow_motion);
         samples_.push_back(sample_of(latest_, store, end));
         last_end_ = end;
     }

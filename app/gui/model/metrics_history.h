@@ -37,10 +37,11 @@ class MetricsHistory {
     // Appends a sample when `every` has passed since the last one (by the store's clock). True if it did.
     // `lag`: how far behind its newest data the store is complete (late GPU records): the window ends
     // that far back, or `settle` back, whichever is more.
-    bool update(const TraceStore& store, int batch_size, TimeNs lag = 0);
+    // `slow_motion`: the trace runs that many times slower than real time; metrics come in real units.
+    bool update(const TraceStore& store, int batch_size, TimeNs lag = 0, double slow_motion = 1);
     // The history of a finished trace over `span`: `capacity` samples from its start to its end, so the
     // plots show the whole run.
-    void replay(const TraceStore& store, int batch_size, Interval span);
+    void replay(const TraceStore& store, int batch_size, Interval span, double slow_motion = 1);
     void clear();
 
     const std::deque<MetricsSample>& samples() const { return samples_; }

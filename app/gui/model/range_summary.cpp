@@ -2,7 +2,7 @@
 
 namespace pinscope::gui {
 
-RangeSummary summarize_range(const TraceStore& store, Interval range, int batch_size) {
+RangeSummary summarize_range(const TraceStore& store, Interval range, int batch_size, double slow_motion) {
     RangeSummary summary;
     summary.range = range;
     if (range.length() <= 0) return summary;
@@ -15,7 +15,7 @@ RangeSummary summarize_range(const TraceStore& store, Interval range, int batch_
         const double covered = static_cast<double>(total_length(normalized(std::move(raw), range)));
         summary.lanes.push_back({lane.id, covered / static_cast<double>(range.length()), spans});
     }
-    summary.metrics = compute_metrics(store, batch_size, MetricsWindow{range.start, range.end});
+    summary.metrics = compute_metrics(store, batch_size, MetricsWindow{range.start, range.end}, slow_motion);
     return summary;
 }
 

@@ -20,6 +20,6 @@ struct RangeSummary {
     Metrics metrics;
 };
 
-RangeSummary summarize_range(const TraceStore& store, Interval range, int batch_size);
+RangeSummary summarize_range(const TraceStore& store, Interval range, int batch_size, double slow_motion = 1);
 
 }  // namespace pinscope::gui

@@ -406,9 +406,26 @@ void SimDevice::note_moved() {
     }
 }
 
+// With one copy engine, copies run strictly in the order they were issued, across streams: the single
+// engine's queue is in order, so a D2H waiting for its kernel holds back the H2D issued after it. This is
+// what made the issue order matter on such GPUs in NVIDIA's "How to Overlap Data Transfers in CUDA C/C++".
+// With more engines, each takes whichever copy is ready (as Hyper-Q GPUs do).
+uint64_t SimDevice::oldest_waiting_copy() const {
+    uint64_t oldest = std::numeric_limits<uint64_t>::max();
+    for (const auto& [handle, s] : streams_)
+        for (const Op& op : s.queue)
+            if ((op.kind == OpKind::h2d || op.kind == OpKind::d2h) && !op.running) {
+                oldest = std::min(oldest, op.ticket);
+                break;  // a stream's copies are in ticket order
+            }
+    return oldest;
+}
+
 void SimDevice::start_ready_ops() {
     for (bool changed = true; changed;) {
         changed = false;
+        const bool in_order_copies = calibration_.copy_engines == 1;
+        const uint64_t oldest_copy = in_order_copies ? oldest_waiting_copy() : 0;
         // Engines go to ready work in issue order, across streams.
         std::vector<std::pair<uint64_t, SimStream*>> ready;
         for (auto& [handle, s] : streams_)
@@ -432,6 +449,7 @@ void SimDevice::start_ready_ops() {
                 case OpKind::h2d:
                 case OpKind::d2h: {
                     if (copies_running_ >= calibration_.copy_engines) break;
+                    if (in_order_copies && op.ticket != oldest_copy) break;
                     ++copies_running_;
                     op.running = true;
                     op.start = clock_;

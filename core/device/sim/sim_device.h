@@ -100,6 +100,7 @@ class SimDevice final : public Device {
     void advance_to(TimeNs now);
     void note_moved();
     void start_ready_ops();
+    uint64_t oldest_waiting_copy() const;  // the lowest ticket of a copy not yet started
     void update_rates();
     TimeNs next_completion() const;  // earliest end among running ops; INT64_MAX if none
     void complete(SimStream& stream);

@@ -1,0 +1,101 @@
+// The lesson file format: what a teacher writes, and the errors a mistake in it gets.
+#include <doctest/doctest.h>
+
+#include "core/lab/lesson.h"
+
+using namespace pinscope;
+using nlohmann::json;
+
+namespace {
+
+json minimal_lesson() {
+    return json::parse(R"({
+      "title": "t", "belief": "b",
+      "config": {"num_workers": 2},
+      "runs": [{"id": "few", "label": "2 workers", "with": {"num_workers": 2}},
+               {"id": "many", "label": "8 workers", "with": {"num_workers": 8}}],
+      "steps": ["look"],
+      "question": {"text": "q?", "choices": ["x", "y"], "answer": 1},
+      "answer": "{many.samples_per_s} against {few.samples_per_s}: {many/few.samples_per_s}, stall {few.stall}",
+      "promise": {"text": "p", "checks": [{"metric": "samples_per_s", "at_least_times": 2, "run": "many",
+                                            "than": {"run": "few"}}]}
+    })");
+}
+
+std::string error_of(const json& lesson) {
+    try {
+        parse_lesson(lesson, "t.json");
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("every lesson compiled in reads, asks a question with the answer among its choices, and promises") {
+    REQUIRE(builtin_lessons().size() >= 10);
+    for (const Lesson& lesson : builtin_lessons()) {
+        CAPTURE(lesson.file);
+        CHECK(lesson.question.answer < lesson.question.choices.size());
+        CHECK(lesson.question.choices.size() >= 2);
+        CHECK_FALSE(lesson.steps.empty());
+        CHECK(lesson.promise["checks"].size() >= 1);
+        CHECK(lesson.view_seconds > 0);
+        CHECK(find_lesson(lesson.slug) == &lesson);
+    }
+}
+
+TEST_CASE("a lesson's runs are its config with their knobs changed, on the machine's device") {
+    const Lesson lesson = parse_lesson(minimal_lesson(), "01-t.json");
+    CHECK(lesson.slug == "t");
+    PipelineConfig machine;
+    machine.device = DeviceChoice::sim;
+    CHECK(lesson.run_config(1, machine).num_workers == 8);
+    CHECK(lesson.run_config(1, machine).device == DeviceChoice::sim);
+    // A check that names a run reads as that run's knobs.
+    CHECK(lesson.promise["checks"][0]["with"]["num_workers"] == 8);
+    CHECK(lesson.promise["checks"][0]["than"]["with"]["num_workers"] == 2);
+}
+
+TEST_CASE("the answer's placeholders take measured numbers, written as a person reads them") {
+    const std::map<std::string, json> metrics = {
+        {"few", {{"samples_per_s", 4000.0}, {"stall", 0.42}, {"h2d_gbps", 53.4}}},
+        {"many", {{"samples_per_s", 15100.0}, {"stall", 0.05}, {"h2d_gbps", 7.1}}}};
+    CHECK(fill_answer("{many.samples_per_s} against {few.samples_per_s}: {many/few.samples_per_s}",
+                      metrics) == "15.1k against 4000: 3.77x");
+    CHECK(fill_answer("stall {few.stall}, {many.h2d_gbps}", metrics) == "stall 42%, 7.1 GB/s");
+    CHECK(fill_answer("no placeholders", metrics) == "no placeholders");
+    CHECK_THROWS_WITH_AS(fill_answer("{few.nothing}", metrics),
+                         doctest::Contains("unknown metric \"nothing\""), std::invalid_argument);
+}
+
+TEST_CASE("a mistake in a lesson file is an error naming the file and the field") {
+    json lesson = minimal_lesson();
+    lesson.erase("question");
+    CHECK(error_of(lesson) == "lesson t.json: \"question\" should be {\"text\", \"choices\", \"answer\"}");
+
+    lesson = minimal_lesson();
+    lesson["question"]["answer"] = 2;
+    CHECK(error_of(lesson) == "lesson t.json: \"question.answer\" should index the 2 choices (0 to 1)");
+
+    lesson = minimal_lesson();
+    lesson["answer"] = "{lots.samples_per_s}";
+    CHECK(error_of(lesson) == "lesson t.json: the answer's {lots.samples_per_s} names no run \"lots\"");
+
+    lesson = minimal_lesson();
+    lesson["promise"]["checks"][0]["run"] = "some";
+    CHECK(error_of(lesson) == "lesson t.json: a promise check names no run \"some\"");
+
+    lesson = minimal_lesson();
+    lesson["runs"][1]["id"] = "few";
+    CHECK(error_of(lesson) == "lesson t.json: two runs are called \"few\"");
+
+    lesson = minimal_lesson();
+    lesson["config"]["num_wokers"] = 2;
+    CHECK(error_of(lesson).find("num_wokers") != std::string::npos);
+
+    lesson = minimal_lesson();
+    lesson["runs"][0]["with"] = json::object({{"num_workers", -1}});
+    CHECK_FALSE(error_of(lesson).empty());
+}

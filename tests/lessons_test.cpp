@@ -1,0 +1,85 @@
+// Every lesson keeps what its text promises, run on the simulated GPU on the machine that runs the tests
+// (CI's has two cores), a few seconds per run. Run alone (RUN_SERIAL): the promises are about speed.
+#include <doctest/doctest.h>
+
+#include "core/io/metrics_json.h"
+#include "core/lab/lesson.h"
+#include "core/lab/measured_run.h"
+#include "tests/sim_configs.h"
+
+using namespace pinscope;
+using namespace pinscope::testing;
+
+namespace {
+
+constexpr double kSecondsPerRun = 2.5;
+
+LessonOutcome run_on_sim(const std::string& slug) {
+    const Lesson* lesson = find_lesson(slug);
+    REQUIRE(lesson != nullptr);
+    const Measure measured = [](const PipelineConfig& config) {
+        PipelineConfig bounded = config;
+        bounded.seconds = kSecondsPerRun;
+        return metrics_json(measure(bounded));
+    };
+    LessonOutcome outcome = run_lesson(*lesson, on_sim(), measured);
+    MESSAGE(slug << ": " << outcome.answer);
+    return outcome;
+}
+
+void check_kept(const std::string& slug) {
+    const LessonOutcome outcome = run_on_sim(slug);
+    for (const CheckResult& check : outcome.checks) {
+        MESSAGE(slug << ": " << check.line);
+        CHECK(check.held);
+    }
+    CHECK(outcome.answer.find('{') == std::string::npos);  // every placeholder filled in
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a: pinning alone, with no workers and blocking copies, changes samples/s far less than with "
+    "workers and non_blocking") {
+    check_kept("pin-memory-alone");
+}
+
+TEST_CASE(
+    "b: stall at 8 workers is at least 0.3 lower than at 0, and 8 workers are no faster than 2 on "
+    "decode") {
+    check_kept("workers-hide-decode");
+}
+
+TEST_CASE("c: waiting (io_us) is not work: 8 workers give at least twice the samples/s of 2 on 2 cores") {
+    check_kept("waiting-is-not-work");
+}
+
+TEST_CASE("d: a deeper prefetch stalls less on uneven samples and holds more pinned memory") {
+    check_kept("prefetch-depth");
+}
+
+TEST_CASE("e: non_blocking from pageable memory still holds the host; from pinned memory it overlaps") {
+    check_kept("non-blocking-needs-pinned");
+}
+
+TEST_CASE(
+    "f: one copy engine with copies-first order overlaps less than three engines, per-chunk not at "
+    "all") {
+    check_kept("overlap-copy-engines");
+}
+
+TEST_CASE("g: warmed up, pinned copies are 3 to 12 times faster than pageable, not 80") {
+    check_kept("honest-transfer-measurement");
+}
+
+TEST_CASE("h: collating straight into pinned memory beats PyTorch's pin thread on large batches") {
+    check_kept("pin-thread-bottleneck");
+}
+
+TEST_CASE("i: a deeper prefetch on a GPU-bound run holds more pinned memory for no more samples/s") {
+    check_kept("too-much-pinned");
+}
+
+TEST_CASE("j: in order, batches wait behind a straggler; in arrival order the run is faster") {
+    check_kept("head-of-line-blocking");
+}
