@@ -228,3 +228,27 @@ TEST_CASE("the sweep's heatmaps show a row of cells of the colour scale, in many
     CHECK(most_cells_in_a_row >= 8);
     CHECK(cell_colours.size() >= 6);  // samples/s differ across the grid: not one flat colour
 }
+
+TEST_CASE("presentation mode shows the lesson's question in large type beside the timeline") {
+    const char* path = std::getenv("PINSCOPE_SCREENSHOT");
+    REQUIRE(path);
+    const Png png = load(path);
+    REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
+    // Text is light on the dark theme. The tallest unbroken vertical stroke of text in the panel (the left
+    // third) says how big its type is: a letter's stem at the app's normal size is about 12 px; the
+    // question's, in presentation mode, several times that.
+    auto light = [&](int x, int y) {
+        const Rgb c = png.at(x, y);
+        return c.r > 170 && c.g > 170 && c.b > 170;
+    };
+    int tallest_in_panel = 0, tallest_in_timeline = 0;
+    for (int x = 0; x < png.width; ++x)
+        for (int y = 0, run = 0; y < png.height; ++y) {
+            run = light(x, y) ? run + 1 : 0;
+            int& tallest = x < png.width / 3 ? tallest_in_panel : tallest_in_timeline;
+            tallest = std::max(tallest, run);
+        }
+    MESSAGE("tallest text stroke: " << tallest_in_panel << " px in the lesson panel, " << tallest_in_timeline
+                                    << " px elsewhere");
+    CHECK(tallest_in_panel >= 28);
+}

@@ -21,7 +21,8 @@ struct LessonOptions {
 };
 
 void list_lessons() {
-    fmt::print("lessons (pinscope lesson NAME runs one; the app's Lessons window shows them):\n");
+    fmt::print(
+        "lessons (pinscope lesson NAME runs one; in the app: View > Lessons panel, or gui --lesson NAME):\n");
     for (const Lesson& l : builtin_lessons()) fmt::print("  {:<30} {}\n", l.slug, l.title);
 }
 

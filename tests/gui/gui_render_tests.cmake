@@ -103,3 +103,17 @@ add_test(NAME gui_sweep_heatmaps_show_cells_of_many_colours COMMAND test_gui_scr
 set_tests_properties(gui_sweep_heatmaps_show_cells_of_many_colours PROPERTIES LABELS "gui-render"
                      FIXTURES_REQUIRED gui_sweep ENVIRONMENT "PINSCOPE_SCREENSHOT=${SWEEP_SHOT}"
                      FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+
+# Presentation mode on a lesson's question: the Lessons panel beside the live timeline, the question in
+# large type.
+set(PRESENTATION_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_presentation.png)
+add_test(NAME gui_presentation_screenshot
+         COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --lesson workers-hide-decode --presentation
+                 --lesson-page 4 --frames 60 --size 1600x900 --screenshot ${PRESENTATION_SHOT})
+set_tests_properties(gui_presentation_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
+                     FIXTURES_SETUP gui_presentation RUN_SERIAL TRUE PASS_REGULAR_EXPRESSION "screenshot: ")
+add_test(NAME gui_presentation_shows_the_question_in_large_type
+         COMMAND test_gui_screenshot "--test-case=presentation mode*")
+set_tests_properties(gui_presentation_shows_the_question_in_large_type PROPERTIES LABELS "gui-render"
+                     FIXTURES_REQUIRED gui_presentation ENVIRONMENT "PINSCOPE_SCREENSHOT=${PRESENTATION_SHOT}"
+                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
