@@ -58,7 +58,7 @@ TEST_CASE("d: a deeper prefetch stalls less on uneven samples and holds more pin
     check_kept("prefetch-depth");
 }
 
-TEST_CASE("e: non_blocking from pageable memory still holds the host; from pinned memory it overlaps") {
+TEST_CASE("e: non_blocking from pageable memory still holds the host, from pinned memory it overlaps") {
     check_kept("non-blocking-needs-pinned");
 }
 
@@ -80,6 +80,6 @@ TEST_CASE("i: a deeper prefetch on a GPU-bound run holds more pinned memory for 
     check_kept("too-much-pinned");
 }
 
-TEST_CASE("j: in order, batches wait behind a straggler; in arrival order the run is faster") {
+TEST_CASE("j: in order, batches wait behind a straggler, in arrival order the run is faster") {
     check_kept("head-of-line-blocking");
 }
