@@ -44,6 +44,7 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
         lessons_.player().go_to(options.lesson_page);
     }
     if (options.presentation) set_presentation(true);
+    if (options.open_window == "advisor") advisor_.open();
     if (options.open_window == "sweep" || options.run_sweep > 0) sweep_.open();
     if (options.run_sweep > 0) sweep_.run(*state_, options.run_sweep);
     controls_collapsed_ = options.controls_collapsed;
@@ -254,6 +255,7 @@ void DesktopApp::menu_bar() {
             timeline_.viewport().toggle_following();
         if (ImGui::MenuItem("Fit all", "F")) timeline_.fit(state_->store());
         ImGui::Separator();
+        if (ImGui::MenuItem("Advisor...")) advisor_.open();
         ImGui::MenuItem("Lessons panel", nullptr, &show_lessons_);
         if (ImGui::MenuItem("Presentation mode", "F5", presentation_)) set_presentation(!presentation_);
         ImGui::EndMenu();
@@ -339,6 +341,7 @@ void DesktopApp::build_frame() {
     draw_status_bar(*state_, extras, theme, layout.status, layout.padding);
     record_.draw(*state_, theme);
     sweep_.draw(*state_, theme);
+    advisor_.draw(*state_, theme, timeline_.viewport());
     if (show_help_) shortcuts_window();
     ImGui::Render();
     spans_in_last_frame_ = state_->store().span_count();

@@ -6,6 +6,7 @@
 // between frames: opening a capture, comparing, or running a capture's config live.
 #include <memory>
 
+#include "app/gui/advisor_window.h"
 #include "app/gui/app_window.h"
 #include "app/gui/capture_files.h"
 #include "app/gui/controls_window.h"
@@ -59,6 +60,7 @@ class DesktopApp {
     RecordWindow record_;
     SweepWindow sweep_;
     LessonPanel lessons_;
+    AdvisorWindow advisor_;
     FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build
     FrameStats wall_stats_;           // wall time, which other threads and processes inflate
     size_t spans_in_last_frame_ = 0;  // for the report after the last frame

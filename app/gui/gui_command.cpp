@@ -171,7 +171,7 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
 void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mouse) {
     cmd.add_option("--mouse", mouse, "Fix the pointer at X,Y (screenshots of hovers)")->group("");
     cmd.add_option("--show-window", options.open_window, "Open a window from the start (screenshots)")
-        ->check(CLI::IsMember({"record", "save", "shortcuts", "sweep"}))
+        ->check(CLI::IsMember({"record", "save", "shortcuts", "sweep", "advisor"}))
         ->group("");
     cmd.add_option(
            "--run-sweep", options.run_sweep,

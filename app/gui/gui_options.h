@@ -33,8 +33,8 @@ struct GuiOptions {
     };
     std::optional<Point> mouse;  // the pointer, fixed at this position
     double select_last = 0;      // select the last this many seconds of the view
-    std::string open_window;     // "record", "save" (the file dialog), "export", "shortcuts" or "sweep", open
-                                 // from the start (--show-window)
+    std::string open_window;     // "record", "save" (the file dialog), "export", "shortcuts", "sweep" or
+                                 // "advisor", open from the start (--show-window)
     std::string lesson;          // --lesson: open the Lessons panel on this lesson (its first run live)
     bool presentation = false;   // --presentation: full screen, large type, the lesson beside the timeline
     int lesson_page = 0;         // the lesson's page to show at first (screenshots)
