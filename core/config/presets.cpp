@@ -6,26 +6,11 @@
 
 #include "core/config/config_json.h"
 #include "core/config/embedded_presets.h"
+#include "core/config/file_slug.h"
 #include "core/config/knobs.h"
 
 namespace pinscope {
 namespace {
-
-// "03-loading-bound.json" -> "loading-bound"
-std::string slug_of(std::string file) {
-    if (const size_t dot = file.rfind('.'); dot != std::string::npos) file.erase(dot);
-    size_t start = 0;
-    while (start < file.size() &&
-           (std::isdigit(static_cast<unsigned char>(file[start])) || file[start] == '-'))
-        ++start;
-    return file.substr(start);
-}
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 Preset parse_preset(const EmbeddedFile& file) {
     const nlohmann::json json = nlohmann::json::parse(file.text);

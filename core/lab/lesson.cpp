@@ -10,6 +10,7 @@
 
 #include "core/analysis/units.h"
 #include "core/config/config_json.h"
+#include "core/config/file_slug.h"
 #include "core/config/knobs.h"
 #include "core/config/validate.h"
 #include "core/lab/embedded_lessons.h"
@@ -18,22 +19,6 @@ namespace pinscope {
 namespace {
 
 using nlohmann::json;
-
-// "01-pin-memory-alone.json" -> "pin-memory-alone"
-std::string slug_of(std::string file) {
-    if (const size_t dot = file.rfind('.'); dot != std::string::npos) file.erase(dot);
-    size_t start = 0;
-    while (start < file.size() &&
-           (std::isdigit(static_cast<unsigned char>(file[start])) || file[start] == '-'))
-        ++start;
-    return file.substr(start);
-}
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 std::string text_field(const json& j, const char* key) {
     if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
