@@ -54,8 +54,7 @@ void AdvisorWindow::advise(const AppState& state) {
     advice_ = pinscope::advise(store, metrics, config_, context);
 }
 
-void AdvisorWindow::finding(AppState& state, const Finding& f, size_t index, TimelineViewport& viewport,
-                            Theme theme) {
+void AdvisorWindow::finding(AppState& state, const Finding& f, size_t index, TimelineViewport& viewport) {
     ImGui::PushID(static_cast<int>(index));
     const std::string header =
         fmt::format("{}. {} (costs {})###finding", index + 1, f.title, format_share(f.cost));
@@ -88,7 +87,6 @@ void AdvisorWindow::finding(AppState& state, const Finding& f, size_t index, Tim
             ImGui::TextWrapped("%s", f.fix_text.c_str());
         }
     }
-    (void)theme;
     ImGui::PopID();
 }
 
@@ -121,7 +119,7 @@ void AdvisorWindow::draw(AppState& state, Theme theme, TimelineViewport& viewpor
             if (advice_->findings.empty())
                 ImGui::TextWrapped("No finding: nothing here costs 5%% of the time.");
             for (size_t i = 0; i < advice_->findings.size(); ++i)
-                finding(state, advice_->findings[i], i, viewport, theme);
+                finding(state, advice_->findings[i], i, viewport);
         }
     }
     ImGui::End();

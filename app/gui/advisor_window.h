@@ -20,7 +20,7 @@ class AdvisorWindow {
 
   private:
     void advise(const AppState& state);
-    void finding(AppState& state, const Finding& f, size_t index, TimelineViewport& viewport, Theme theme);
+    void finding(AppState& state, const Finding& f, size_t index, TimelineViewport& viewport);
 
     bool open_ = false;
     bool stale_ = true;      // advise again at the next frame

@@ -225,7 +225,7 @@ void DesktopApp::shortcuts() {
     if (ImGui::IsKeyPressed(keys::kF5, false)) set_presentation(!presentation_);
     if (presentation_ && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
         set_presentation(false);
-    if (show_lessons_) lessons_.keys(*state_);
+    if (show_lessons_) lessons_.keys();
     pipeline_keys();
     timeline_.shortcuts(*state_);
 }

@@ -49,7 +49,7 @@ double LessonPanel::take_view_seconds() {
     return std::exchange(view_seconds_, 0.0);
 }
 
-void LessonPanel::keys(AppState& state) {
+void LessonPanel::keys() {
     if (!player_.lesson() || ImGui::GetIO().WantTextInput) return;
     if (key(ImGuiKey_RightArrow) || key(ImGuiKey_PageDown) || key(ImGuiKey_Enter)) player_.next();
     if (key(ImGuiKey_LeftArrow) || key(ImGuiKey_PageUp)) player_.previous();
@@ -58,7 +58,6 @@ void LessonPanel::keys(AppState& state) {
         if (ImGui::IsKeyPressed(keys::kOne + static_cast<int>(i), false) &&
             player_.page_kind() == LessonPlayer::Page::question)
             player_.choose(i);
-    (void)state;
 }
 
 void LessonPanel::lesson_list(AppState& state) {
@@ -166,7 +165,7 @@ void LessonPanel::page(AppState& state, Theme theme, bool presentation) {
     ImGui::SetWindowFontScale(1.f);
 }
 
-void LessonPanel::navigation(AppState& state) {
+void LessonPanel::navigation() {
     ImGui::Separator();
     ImGui::BeginDisabled(player_.page() == 0);
     if (ImGui::Button("< Previous")) player_.previous();
@@ -177,7 +176,6 @@ void LessonPanel::navigation(AppState& state) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::TextDisabled("arrows turn pages, 1-9 answer");
-    (void)state;
 }
 
 void LessonPanel::draw(AppState& state, Theme theme, const Rect& rect, bool presentation) {
@@ -189,7 +187,7 @@ void LessonPanel::draw(AppState& state, Theme theme, const Rect& rect, bool pres
         if (!presentation) lesson_list(state);
         if (player_.lesson()) {
             page(state, theme, presentation);
-            navigation(state);
+            navigation();
         } else {
             ImGui::TextWrapped(
                 "Each lesson starts from a belief people hold about pinned memory, workers, prefetching or "

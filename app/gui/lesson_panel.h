@@ -19,14 +19,14 @@ class LessonPanel {
     // The zoom the open lesson asks for, once after it was opened; 0 otherwise.
     double take_view_seconds();
     // Keys of presentation mode: arrows and PageUp/PageDown turn pages, 1 to 9 choose an answer.
-    void keys(AppState& state);
+    void keys();
 
   private:
     void lesson_list(AppState& state);
     void page(AppState& state, Theme theme, bool presentation);
     void run_buttons(AppState& state);
     void answer(Theme theme);
-    void navigation(AppState& state);
+    void navigation();
 
     LessonPlayer player_;
     size_t index_ = 0;
