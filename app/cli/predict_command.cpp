@@ -1,0 +1,62 @@
+#include "app/cli/predict_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "app/cli/config_options.h"
+#include "app/cli/usage_error.h"
+#include "core/analysis/units.h"
+#include "core/config/config_json.h"
+#include "core/io/metrics_json.h"
+#include "core/model/predict.h"
+
+namespace pinscope {
+namespace {
+
+void print_summary(const PipelineConfig& config, const Metrics& m, const Calibration& calibration) {
+    std::cout << fmt::format("predicted for the simulated GPU ({}) on this host's measured rates\n",
+                             calibration.name);
+    std::cout << fmt::format("  samples/s    {}\n", format_count(m.samples_per_s));
+    std::cout << fmt::format("  GPU busy     {} (compute engine), copy engines {}\n",
+                             format_share(m.gpu_busy), format_share(m.copy_busy));
+    std::cout << fmt::format("  GPU idle     {}: loader {} (stall), pageable staging {}, sync {}, other {}\n",
+                             format_share(m.gpu_idle), format_share(m.idle.loader),
+                             format_share(m.idle.staging), format_share(m.idle.sync),
+                             format_share(m.idle.other));
+    std::cout << fmt::format("  overlap      {} of kernel time under copies\n", format_share(m.overlap));
+    std::cout << fmt::format("  H2D          {} while copying, {} sustained\n", format_gbps(m.h2d_gbps),
+                             format_gbps(m.h2d_sustained_gbps));
+    std::cout << fmt::format("  over         {:.2f} s of run, {} batches of {}\n", m.seconds, m.batches,
+                             config.batch_size);
+}
+
+}  // namespace
+
+Command add_predict_command(CLI::App& app) {
+    CLI::App* cmd = app.add_subcommand(
+        "predict", "Predict what a config measures on the simulated GPU, from a model of the pipeline");
+    auto options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "Print the prediction as one JSON object, with the keys of `run --json`")
+        ->group("Output");
+    return {cmd, [options, json] {
+                const PipelineConfig config = options->resolve();
+                if (config.device == DeviceChoice::cuda)
+                    throw UsageError("predict models the simulated GPU; leave out --device cuda");
+                const Calibration calibration = calibration_for(config);
+                const Metrics metrics = predict(config, calibration, this_host_rates());
+                if (*json) {
+                    nlohmann::json j = metrics_json(metrics);
+                    j["config"] = config_to_json(config);
+                    j["predicted"] = true;
+                    std::cout << j.dump(1) << "\n";
+                } else {
+                    print_summary(config, metrics, calibration);
+                }
+                return kExitOk;
+            }};
+}
+
+}  // namespace pinscope

@@ -1,0 +1,225 @@
+#include "core/model/host_rates.h"
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "core/device/calibration.h"
+#include "core/device/device_call_cost.h"
+#include "core/device/sim/pageable_staging.h"
+#include "core/device/sim/sim_device.h"
+#include "core/pipeline/blocking_queue.h"
+#include "core/pipeline/dataset.h"
+#include "core/trace/clock.h"
+#include "core/trace/precise_sleep.h"
+
+namespace pinscope {
+namespace {
+
+// The median time of `work` in ns, over enough repetitions to move about `budget_bytes` (at least 3).
+double median_ns(double bytes, const std::function<void()>& work, double budget_bytes = 48e6) {
+    const int reps = std::clamp(static_cast<int>(budget_bytes / std::max(bytes, 1.0)), 3, 64);
+    std::vector<double> times;
+    work();  // first touch and caches, as a pipeline's pooled buffers are warm
+    for (int r = 0; r < reps; ++r) {
+        const TimeNs start = now_ns();
+        work();
+        times.push_back(static_cast<double>(now_ns() - start));
+    }
+    std::nth_element(times.begin(), times.begin() + reps / 2, times.end());
+    return std::max(times[reps / 2], 1.0);
+}
+
+PipelineConfig image_config(int64_t sample_side, int64_t batch_size) {
+    PipelineConfig config;
+    config.sample_shape.dims = {1, sample_side, sample_side};
+    config.batch_size = static_cast<int>(batch_size);
+    return config;
+}
+
+// Converting a batch of `bytes` (float32 output) with samples of `sample_side`^2 floats each.
+double convert_gbps(double bytes, int64_t sample_side, double per_sample_ns) {
+    const int64_t sample_bytes = sample_side * sample_side * 4;
+    const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / sample_bytes);
+    const PipelineConfig config = image_config(sample_side, batch);
+    const SyntheticImageDataset dataset(config);
+    std::vector<std::byte> out(static_cast<size_t>(batch * sample_bytes));
+    const std::atomic<bool> stop{false};
+    const double ns = median_ns(static_cast<double>(out.size()), [&] {
+        for (int64_t k = 0; k < batch; ++k) dataset.fetch(k, out.data() + k * sample_bytes, stop);
+    });
+    return static_cast<double>(out.size()) / std::max(ns - per_sample_ns * static_cast<double>(batch), 1.0);
+}
+
+double per_sample_ns() {
+    const PipelineConfig config = image_config(4, 256);
+    const SyntheticImageDataset dataset(config);
+    std::vector<std::byte> out(static_cast<size_t>(config.batch_bytes()));
+    const std::atomic<bool> stop{false};
+    return median_ns(1e6,
+                     [&] {
+                         for (int k = 0; k < config.batch_size; ++k)
+                             dataset.fetch(k, out.data() + k * 64, stop);
+                     }) /
+           config.batch_size;
+}
+
+double memcpy_gbps(double bytes) {
+    std::vector<std::byte> from(static_cast<size_t>(bytes), std::byte{1}), to(from.size(), std::byte{2});
+    return bytes / median_ns(bytes, [&] { std::memcpy(to.data(), from.data(), to.size()); });
+}
+
+double staging_gbps(double bytes) {
+    std::vector<std::byte> host(static_cast<size_t>(bytes), std::byte{1});
+    return bytes / median_ns(bytes, [&] {
+               PageableStaging::stage(host.data(), host.size(), StagingDirection::to_device);
+           });
+}
+
+// What each of `threads` threads doing `work` at once gets, in GB/s: they start together and each times
+// the same number of repetitions.
+double concurrent_gbps(int threads, double bytes, const std::function<void(int)>& work) {
+    const int reps = std::clamp(static_cast<int>(24e6 / bytes), 2, 64);
+    std::barrier start(threads);
+    std::vector<double> gbps(static_cast<size_t>(threads));
+    std::vector<std::thread> running;
+    for (int t = 0; t < threads; ++t)
+        running.emplace_back([&, t] {
+            work(t);  // first touch
+            start.arrive_and_wait();
+            const TimeNs begin = now_ns();
+            for (int r = 0; r < reps; ++r) work(t);
+            gbps[static_cast<size_t>(t)] =
+                bytes * reps / std::max(1.0, static_cast<double>(now_ns() - begin));
+        });
+    for (std::thread& thread : running) thread.join();
+    double sum = 0;
+    for (double g : gbps) sum += g;
+    return sum / threads;
+}
+
+// What each of two threads gets of what one alone gets, converting (streaming stores) or copying
+// batches of `bytes` each.
+std::pair<double, double> shares_of_two(double bytes) {
+    const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / (256 * 256 * 4));
+    const PipelineConfig config = image_config(256, batch);
+    const SyntheticImageDataset dataset(config);
+    const size_t size = static_cast<size_t>(config.batch_bytes());
+    std::vector<std::vector<std::byte>> out(2, std::vector<std::byte>(size)), from(out), to(out);
+    const std::atomic<bool> stop{false};
+    auto convert = [&](int t) {
+        for (int64_t k = 0; k < batch; ++k) dataset.fetch(k, out[t].data() + k * config.sample_bytes(), stop);
+    };
+    auto copy = [&](int t) { std::memcpy(to[t].data(), from[t].data(), size); };
+    const double convert_share = concurrent_gbps(2, static_cast<double>(size), convert) /
+                                 concurrent_gbps(1, static_cast<double>(size), convert);
+    const double copy_share = concurrent_gbps(2, static_cast<double>(size), copy) /
+                              concurrent_gbps(1, static_cast<double>(size), copy);
+    return {std::clamp(convert_share, 0.3, 1.0), std::clamp(copy_share, 0.3, 1.0)};
+}
+
+// Half a round trip between two threads through BlockingQueues, each popper blocked when its item comes.
+double handoff_us() {
+    constexpr int kTrips = 400;
+    BlockingQueue<int> there, back;
+    std::thread echo([&] {
+        while (std::optional<int> item = there.pop()) back.push(*item);
+    });
+    const TimeNs start = now_ns();
+    for (int i = 0; i < kTrips; ++i) {
+        there.push(i);
+        back.pop();
+    }
+    const double us = static_cast<double>(now_ns() - start) / kTrips / 2 / 1e3;
+    there.close();
+    echo.join();
+    return us;
+}
+
+double device_call_us() {
+    Calibration free_calls = builtin_calibration();
+    free_calls.host_call_us = 0;
+    Trace scratch;
+    SimDevice device(scratch, free_calls);
+    return time_device_call_us(device, /*batches=*/200, /*rounds=*/3);
+}
+
+// How late a thread blocked on the simulated GPU comes back: a 200 us kernel, then synchronize.
+double gpu_wake_us() {
+    Calibration free_calls = builtin_calibration();
+    free_calls.host_call_us = 0;
+    Trace scratch;
+    SimDevice device(scratch, free_calls);
+    Stream stream = device.create_stream(0);
+    DeviceBuffer input = device.allocate_device(4096);
+    KernelWork work;
+    work.input = &input;
+    work.input_bytes = 4096;
+    work.duration_us = 200;
+    std::vector<double> late_us;
+    for (int i = 0; i < 15; ++i) {
+        const TimeNs start = now_ns();
+        device.launch_kernel(work, stream);
+        device.synchronize(stream);
+        late_us.push_back(static_cast<double>(now_ns() - start) / 1e3 - work.duration_us);
+    }
+    std::nth_element(late_us.begin(), late_us.begin() + late_us.size() / 2, late_us.end());
+    return std::max(0.0, late_us[late_us.size() / 2]);
+}
+
+// The median of how late a 100 us sleep ends, as a sample's io_us wait sleeps (dataset.cpp).
+double sleep_overshoot_us() {
+    std::vector<double> late_us;
+    for (int i = 0; i < 31; ++i) {
+        const TimeNs start = now_ns();
+        sleep_for_ns(100 * kNsPerUs);
+        late_us.push_back(static_cast<double>(now_ns() - start) / 1e3 - 100);
+    }
+    std::nth_element(late_us.begin(), late_us.begin() + late_us.size() / 2, late_us.end());
+    return std::max(0.0, late_us[late_us.size() / 2]);
+}
+
+}  // namespace
+
+double ByteRateCurve::at(double bytes) const {
+    if (bytes <= size_at(0)) return gbps[0];
+    for (int i = 1; i < kPoints; ++i)
+        if (bytes <= size_at(i)) {
+            const double f = std::log(bytes / size_at(i - 1)) / std::log(size_at(i) / size_at(i - 1));
+            return gbps[i - 1] + f * (gbps[i] - gbps[i - 1]);
+        }
+    return gbps[kPoints - 1];
+}
+
+HostRates measure_host_rates() {
+    HostRates rates;
+    rates.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    rates.per_sample_ns = per_sample_ns();
+    for (int i = 0; i < ByteRateCurve::kPoints; ++i) {
+        const double bytes = ByteRateCurve::size_at(i);
+        rates.convert_plain.gbps[i] = convert_gbps(bytes, 128, rates.per_sample_ns);
+        rates.convert_streaming.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns);
+        rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes);
+        rates.staging_rate.gbps[i] = staging_gbps(bytes);
+        const auto [convert_share, copy_share] = rates.cores > 1 ? shares_of_two(bytes) : std::pair{1.0, 1.0};
+        rates.convert_share_of_two.gbps[i] = convert_share;
+        rates.memcpy_share_of_two.gbps[i] = copy_share;
+    }
+    rates.device_call_us = device_call_us();
+    rates.handoff_us = handoff_us();
+    rates.gpu_wake_us = gpu_wake_us();
+    rates.sleep_overshoot_us = sleep_overshoot_us();
+    return rates;
+}
+
+const HostRates& this_host_rates() {
+    static const HostRates rates = measure_host_rates();
+    return rates;
+}
+
+}  // namespace pinscope

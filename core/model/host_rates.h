@@ -1,0 +1,45 @@
+#pragma once
+// What this host's CPU does per second for each kind of work the pipeline runs for real: converting
+// samples (the workers' collate), copying a batch into pinned memory (the pin thread), staging a pageable
+// copy through the driver's bounce buffer (the train loop), a call into the simulated GPU, and handing a
+// batch from one thread to another. The predictor (pipeline_model.h) runs on these figures; they are
+// measured, not assumed, because the simulated GPU's runs are only as fast as the host that runs them.
+#include <array>
+#include <cstdint>
+
+namespace pinscope {
+
+// GB/s (1e9 bytes/s) of one thread by working-set size, log-interpolated between measured sizes.
+struct ByteRateCurve {
+    static constexpr int kPoints = 6;  // 64 KiB, 256 KiB, ... 64 MiB
+    static double size_at(int i) { return 65536.0 * static_cast<double>(1 << (2 * i)); }
+    std::array<double, kPoints> gbps{};
+
+    double at(double bytes) const;
+    double ns_for(double bytes) const { return bytes / at(bytes); }
+};
+
+struct HostRates {
+    int cores = 1;
+    // Workers' convert, per output (float32) byte: samples under 256 KiB use plain stores, larger ones
+    // streaming stores (dataset.cpp); indexed by the batch's bytes.
+    ByteRateCurve convert_plain, convert_streaming;
+    double per_sample_ns = 0;    // a fetch call's own cost, beyond its bytes
+    ByteRateCurve memcpy_rate;   // the pin thread's copy, by batch bytes
+    ByteRateCurve staging_rate;  // PageableStaging::stage, by copy bytes
+    // Two threads doing the same memory-bound work at once share the memory bus: what each gets of what
+    // it gets alone (1: no sharing, as in cache), by working-set size, in GB/s units of ByteRateCurve.
+    ByteRateCurve convert_share_of_two, memcpy_share_of_two;
+    double device_call_us = 0;  // one call into the simulated GPU, its bookkeeping included
+    double handoff_us = 0;      // a BlockingQueue push until the blocked popper runs
+    double gpu_wake_us = 0;
+    double sleep_overshoot_us = 0;  // how much later than asked a worker's io wait (a sleep) ends     // a
+                                    // simulated GPU op's end until the host thread waiting on it runs
+};
+
+// Measures this host (about a quarter of a second, both cores busy).
+HostRates measure_host_rates();
+// measure_host_rates() once per process, on first use; later calls return the same figures.
+const HostRates& this_host_rates();
+
+}  // namespace pinscope

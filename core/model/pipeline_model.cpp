@@ -1,0 +1,681 @@
+#include "core/model/pipeline_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/device/sim/pageable_staging.h"
+#include "core/model/model_gpu.h"
+
+// Index of this file:
+// [SECTION] The host: threads, cores and the memory bus
+// [SECTION] The model: set-up and the event loop
+// [SECTION] Workers and the pin thread
+// [SECTION] The train loop
+
+namespace pinscope::model {
+namespace {
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] The host: threads, cores and the memory bus
+//------------------------------------------------------------------------------------------------------------
+
+constexpr int64_t kStreamingSampleBytes = 256 << 10;  // dataset.cpp's threshold for streaming stores
+constexpr double kDone = 1e-6;                        // ns of work left that counts as none
+
+// One host thread: asleep until `wake`, working through `left` ns of CPU time (shared with the other
+// working threads), blocked on something the model checks, or idle.
+struct HostThread {
+    enum class Phase : uint8_t { idle, sleeping, working, blocked };
+    Phase phase = Phase::idle;
+    double wake = kNever;
+    double left = 0;     // ns of work at full speed
+    double bus_use = 0;  // the part of the memory bus this work uses alone (0: none)
+    double rate = 0;     // work done per ns now
+    int step = 0;        // where the thread is in its own program
+    int64_t batch = -1;
+
+    void sleep(double now, double ns) {
+        phase = ns > 0 ? Phase::sleeping : Phase::idle;
+        wake = now + ns;
+    }
+    void work(double ns, double bus = 0) {
+        phase = Phase::working;
+        left = std::max(ns, 0.0);
+        bus_use = bus;
+    }
+    // Still asleep or still working: its program has nothing to decide yet.
+    bool busy(double now) const {
+        return (phase == Phase::sleeping && wake > now) || (phase == Phase::working && left > kDone);
+    }
+};
+
+// Working threads share the cores evenly. Memory-bound ones also share the bus: each alone uses a part of
+// it (1 / (2 * its share of two)), and when the parts of those running at once sum over the whole, each
+// slows in proportion.
+void share_host(std::vector<HostThread*>& threads, const HostRates& host) {
+    int working = 0;
+    for (HostThread* t : threads) working += t->phase == HostThread::Phase::working;
+    const double cpu = working > host.cores ? static_cast<double>(host.cores) / working : 1.0;
+    double bus = 0;
+    for (HostThread* t : threads)
+        if (t->phase == HostThread::Phase::working) bus += t->bus_use * cpu;
+    const double slow = bus > 1 ? 1 / bus : 1.0;
+    for (HostThread* t : threads)
+        if (t->phase == HostThread::Phase::working) t->rate = cpu * (t->bus_use > 0 ? slow : 1.0);
+}
+
+// The part of the bus one thread uses alone, from what each of two gets: two that each keep all of their
+// speed use half each; two that each keep half use all of it.
+double bus_use(const ByteRateCurve& share_of_two, double bytes) {
+    return 1 / (2 * std::max(0.3, share_of_two.at(bytes)));
+}
+
+struct Delivery {
+    double time;
+    int target;  // a worker's index, or kToPin, kToLoop
+    int64_t batch;
+    bool operator>(const Delivery& other) const { return time > other.time; }
+};
+constexpr int kToPin = -1, kToLoop = -2;
+
+// Part `c` of `n` of `total` bytes: equal parts, the last taking the remainder (train_loop.cpp).
+double chunk_bytes(double total, int n, int c) {
+    const double part = std::floor(total / n);
+    return c == n - 1 ? total - part * (n - 1) : part;
+}
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] The model: set-up and the event loop
+//------------------------------------------------------------------------------------------------------------
+
+class Model {
+  public:
+    Model(const PipelineConfig& config, const Calibration& calibration, const HostRates& host,
+          int64_t batch_limit, double seconds);
+    ModelTrace run();
+
+  private:
+    // Per batch of the run.
+    struct BatchState {
+        bool arrived = false;  // at the train loop's queue
+        int worker = 0;
+        int gpu_ops_left = 0;
+        int kernels_left = 0;
+        double gpu_done = -1;
+    };
+    // A GPU op the train loop issues for its current batch.
+    struct Issue {
+        OpKind kind;
+        int stream;
+        double bytes, duration;
+    };
+    enum class LoopStep : uint8_t {
+        get,
+        retire_call,
+        retire_wait,
+        issue_call,
+        issue_wait,
+        stage,
+        tail,
+        record,
+        drain,
+        done
+    };
+
+    double next_event() const;
+    void advance(double to);
+    bool step_all();
+    void deliver(const Delivery& delivery);
+    void send(int target, int64_t batch, double at) { push_delivery(Delivery{at, target, batch}); }
+    void push_delivery(Delivery delivery);
+    void on_gpu_done(const GpuOp& op);
+    BatchState& batch(int64_t index);
+
+    // Workers and the pin thread.
+    bool step_worker(int w);
+    bool step_pin();
+    double sample_cost_scale(int64_t batch) const;
+    double convert_ns() const;
+    double io_ns(int64_t index) const;
+
+    // The train loop.
+    bool step_loop();
+    bool loop_get();
+    void try_dispatch();
+    int pick_worker();
+    void plan_batch();
+    bool wake_after_gpu(HostThread& t);
+    void block(HostThread& t) {
+        if (t.phase != HostThread::Phase::blocked) blocked_since_ = now_;
+        t.phase = HostThread::Phase::blocked;
+    }
+    void open_span(LoopState state);
+    void close_span();
+
+    const PipelineConfig& config_;
+    const HostRates& host_;
+    ModelGpu gpu_;
+    const int64_t batch_limit_;
+    const double end_time_;
+    const int workers_;
+    const bool pin_thread_;  // PyTorch's pin thread copies each batch
+    const bool pin_inline_;  // num_workers=0 with pin_memory, pin_mode=thread: pinned in next()
+    const bool result_pinned_;
+    const double batch_bytes_;
+    const double call_ns_;
+    const double handoff_ns_;
+    const double gpu_wake_ns_;
+    const double pin_ns_;
+    const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
+    double now_ = 0;
+    ModelTrace trace_;
+
+    std::vector<HostThread> threads_;  // workers, then the pin thread, then the train loop
+    std::vector<HostThread*> thread_ptrs_;
+    std::vector<Delivery> deliveries_;  // a min-heap by time
+    std::vector<BatchState> batches_;
+
+    // Workers' index queues, and the pin thread's queue of collated batches.
+    std::vector<std::vector<int64_t>> index_queues_;
+    std::vector<size_t> index_heads_;
+    std::vector<int64_t> pin_queue_;
+    size_t pin_head_ = 0;
+
+    // Train-loop side bookkeeping, as in DataLoader.
+    int64_t send_index_ = 0, receive_index_ = 0;
+    int outstanding_ = 0;
+    std::vector<int> tasks_per_worker_;
+    int next_worker_ = 0;
+    std::vector<int64_t> arrival_order_;  // in_order=false: batches as they arrive
+    size_t arrival_head_ = 0;
+
+    LoopStep loop_step_ = LoopStep::get;
+    int64_t current_ = -1;  // the batch being submitted
+    int64_t submitted_ = 0;
+    int64_t drain_next_ = 0;
+    std::vector<Issue> plan_;
+    size_t plan_at_ = 0;
+    OpRef pending_op_;
+    double tail_bytes_ = 0;
+    int records_left_ = 0;
+    double blocked_since_ = 0;
+    bool span_open_ = false;
+    LoopSpan span_;
+};
+
+Model::Model(const PipelineConfig& config, const Calibration& calibration, const HostRates& host,
+             int64_t batch_limit, double seconds)
+    : config_(config),
+      host_(host),
+      gpu_(calibration, config.streams),
+      batch_limit_(batch_limit),
+      end_time_(seconds > 0 ? seconds * 1e9 : kNever),
+      workers_(config.num_workers),
+      pin_thread_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers > 0),
+      pin_inline_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers == 0),
+      result_pinned_(config.pin_memory),
+      batch_bytes_(static_cast<double>(config.batch_bytes())),
+      call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
+      handoff_ns_(host.handoff_us * 1e3),
+      gpu_wake_ns_(host.gpu_wake_us * 1e3),
+      pin_ns_(host.memcpy_rate.ns_for(static_cast<double>(config.batch_bytes()))),
+      convert_bus_(bus_use(host.convert_share_of_two, static_cast<double>(config.batch_bytes()))),
+      pin_bus_(bus_use(host.memcpy_share_of_two, static_cast<double>(config.batch_bytes()))) {
+    threads_.resize(static_cast<size_t>(workers_) + 2);
+    for (HostThread& t : threads_) thread_ptrs_.push_back(&t);
+    index_queues_.resize(static_cast<size_t>(workers_));
+    index_heads_.assign(static_cast<size_t>(workers_), 0);
+    tasks_per_worker_.assign(static_cast<size_t>(workers_), 0);
+    batches_.reserve(static_cast<size_t>(batch_limit) + 64);
+    // The tail of a non-blocking pageable H2D still moving when its caller is let go (sim_device.cpp).
+    if (!config.pin_memory) {
+        const double bytes = chunk_bytes(batch_bytes_, config.chunks, 0);
+        const double chunk = std::min(bytes, static_cast<double>(PageableStaging::kChunkBytes));
+        const double whole = calibration.curve(CopyDirection::h2d, HostMemory::pageable).seconds(bytes);
+        const double tail = calibration.curve(CopyDirection::h2d, HostMemory::pinned).seconds(chunk);
+        tail_bytes_ = whole > 0 ? std::min(bytes, bytes * tail / whole) : 0;
+    }
+}
+
+ModelTrace Model::run() {
+    for (int i = 0; i < config_.max_outstanding() && workers_ > 0; ++i) try_dispatch();
+    for (;;) {
+        while (step_all()) {
+        }
+        if (loop_step_ == LoopStep::done) break;
+        share_host(thread_ptrs_, host_);
+        gpu_.update_rates();
+        const double next = next_event();
+        if (next >= kNever) break;  // nothing can happen any more
+        advance(next);
+    }
+    trace_.end = now_;
+    trace_.batches = submitted_;
+    return std::move(trace_);
+}
+
+double Model::next_event() const {
+    double next = gpu_.next_completion(now_);
+    for (const HostThread& t : threads_) {
+        if (t.phase == HostThread::Phase::sleeping) next = std::min(next, t.wake);
+        if (t.phase == HostThread::Phase::working && t.rate > 0)
+            next = std::min(next, now_ + t.left / t.rate);
+    }
+    if (!deliveries_.empty()) next = std::min(next, deliveries_.front().time);
+    if (loop_step_ == LoopStep::tail) {
+        const GpuOp& op = gpu_.op(pending_op_);
+        if (op.running && op.rate > 0 && op.remaining > tail_bytes_ + op.rate * 0.5)
+            next = std::min(next, now_ + (op.remaining - tail_bytes_) / op.rate);
+    }
+    return std::max(next, now_);
+}
+
+void Model::advance(double to) {
+    for (HostThread& t : threads_)
+        if (t.phase == HostThread::Phase::working) t.left -= t.rate * (to - now_);
+    gpu_.advance(now_, to);
+    now_ = to;
+    while (!deliveries_.empty() && deliveries_.front().time <= now_) {
+        std::pop_heap(deliveries_.begin(), deliveries_.end(), std::greater<>{});
+        const Delivery delivery = deliveries_.back();
+        deliveries_.pop_back();
+        deliver(delivery);
+    }
+}
+
+bool Model::step_all() {
+    bool changed = gpu_.start_ready(now_);
+    changed |= gpu_.complete_finished(now_, [this](const GpuOp& op) { on_gpu_done(op); });
+    for (int w = 0; w < workers_; ++w) changed |= step_worker(w);
+    if (pin_thread_) changed |= step_pin();
+    changed |= step_loop();
+    return changed;
+}
+
+void Model::push_delivery(Delivery delivery) {
+    deliveries_.push_back(delivery);
+    std::push_heap(deliveries_.begin(), deliveries_.end(), std::greater<>{});
+}
+
+void Model::deliver(const Delivery& d) {
+    if (d.target >= 0) {
+        index_queues_[d.target].push_back(d.batch);
+    } else if (d.target == kToPin) {
+        pin_queue_.push_back(d.batch);
+    } else {
+        batch(d.batch).arrived = true;
+        arrival_order_.push_back(d.batch);
+    }
+}
+
+Model::BatchState& Model::batch(int64_t index) {
+    if (index >= static_cast<int64_t>(batches_.size())) batches_.resize(static_cast<size_t>(index) + 1);
+    return batches_[static_cast<size_t>(index)];
+}
+
+void Model::on_gpu_done(const GpuOp& op) {
+    const Interval span{op.start, op.end};
+    switch (op.kind) {
+        case OpKind::kernel:
+            trace_.kernels.push_back(span);
+            if (--batch(op.batch).kernels_left == 0) trace_.batch_ends.push_back(now_);
+            break;
+        case OpKind::h2d:
+            trace_.h2d.push_back(span);
+            trace_.h2d_bytes.push_back(op.bytes);
+            if (trace_.first_h2d < 0 || op.start < trace_.first_h2d) trace_.first_h2d = op.start;
+            break;
+        case OpKind::d2h:
+            trace_.d2h.push_back(span);
+            trace_.d2h_bytes.push_back(op.bytes);
+            break;
+    }
+    BatchState& b = batch(op.batch);
+    if (--b.gpu_ops_left == 0) b.gpu_done = now_;
+}
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] Workers and the pin thread
+//------------------------------------------------------------------------------------------------------------
+
+// What a batch's samples cost together, in multiples of one sample's decode_us and io_us: each sample's
+// jitter averages out over a batch, a straggler batch costs straggler_factor times more (dataset.cpp).
+double Model::sample_cost_scale(int64_t index) const {
+    const int64_t every = config_.straggler_every;
+    const bool straggler = every > 0 && index % every == every - 1;
+    return config_.batch_size * (straggler ? config_.straggler_factor : 1.0);
+}
+
+// A batch's io: each sample sleeps its io_us, and each sleep ends a little late.
+double Model::io_ns(int64_t index) const {
+    if (config_.io_us <= 0) return 0;
+    return (config_.io_us * sample_cost_scale(index) + host_.sleep_overshoot_us * config_.batch_size) * 1e3;
+}
+
+double Model::convert_ns() const {
+    const bool streaming = config_.sample_bytes() >= kStreamingSampleBytes;
+    const ByteRateCurve& curve = streaming ? host_.convert_streaming : host_.convert_plain;
+    return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_);
+}
+
+// A worker's program: take an index, wait out the batch's io, decode it, convert it, hand it on.
+bool Model::step_worker(int w) {
+    HostThread& t = threads_[static_cast<size_t>(w)];
+    if (t.busy(now_)) return false;
+    switch (t.step) {
+        case 0: {
+            std::vector<int64_t>& queue = index_queues_[static_cast<size_t>(w)];
+            size_t& head = index_heads_[static_cast<size_t>(w)];
+            if (head >= queue.size()) return false;
+            t.batch = queue[head++];
+            t.sleep(now_, io_ns(t.batch));
+            t.step = 1;
+            return true;
+        }
+        case 1:
+            t.work(config_.decode_us * 1e3 * sample_cost_scale(t.batch));
+            t.step = 2;
+            return true;
+        case 2:
+            t.work(convert_ns(), convert_bus_);
+            t.step = 3;
+            return true;
+        default:
+            send(pin_thread_ ? kToPin : kToLoop, t.batch, now_ + handoff_ns_);
+            t.phase = HostThread::Phase::idle;
+            t.step = 0;
+            return true;
+    }
+}
+
+// The pin thread: copies each collated batch into pinned memory, in arrival order.
+bool Model::step_pin() {
+    HostThread& t = threads_[static_cast<size_t>(workers_)];
+    if (t.busy(now_)) return false;
+    if (t.step == 1) {
+        send(kToLoop, t.batch, now_ + handoff_ns_);
+        t.phase = HostThread::Phase::idle;
+        t.step = 0;
+        return true;
+    }
+    if (pin_head_ >= pin_queue_.size()) return false;
+    t.batch = pin_queue_[pin_head_++];
+    t.work(pin_ns_, pin_bus_);
+    t.step = 1;
+    return true;
+}
+
+//------------------------------------------------------------------------------------------------------------
+// [SECTION] The train loop
+//------------------------------------------------------------------------------------------------------------
+
+int Model::pick_worker() {
+    int chosen = next_worker_;
+    if (!config_.in_order)
+        for (int k = 0; k < workers_; ++k) {
+            const int w = (next_worker_ + k) % workers_;
+            if (tasks_per_worker_[w] < tasks_per_worker_[chosen]) chosen = w;
+        }
+    next_worker_ = (chosen + 1) % workers_;
+    return chosen;
+}
+
+void Model::try_dispatch() {
+    if (outstanding_ >= config_.max_outstanding()) return;
+    const int worker = pick_worker();
+    const int64_t index = send_index_++;
+    batch(index).worker = worker;
+    ++tasks_per_worker_[worker];
+    ++outstanding_;
+    send(worker, index, now_ + handoff_ns_);
+}
+
+void Model::open_span(LoopState state) {
+    if (span_open_) return;
+    span_open_ = true;
+    span_ = LoopSpan{{now_, now_}, state};
+}
+
+void Model::close_span() {
+    if (!span_open_) return;
+    span_open_ = false;
+    span_.time.end = now_;
+    if (span_.time.end > span_.time.start) trace_.loop.push_back(span_);
+}
+
+// The ops of the current batch, in the order train_loop.cpp issues them.
+void Model::plan_batch() {
+    plan_.clear();
+    plan_at_ = 0;
+    const int n = config_.chunks;
+    auto stream_of = [&](int c) { return static_cast<int>((submitted_ * n + c) % config_.streams); };
+    const double d2h_total = static_cast<double>(config_.d2h_bytes);
+    auto h2d = [&](int c) {
+        plan_.push_back({OpKind::h2d, stream_of(c), chunk_bytes(batch_bytes_, n, c), 0});
+    };
+    auto kernel = [&](int c) {
+        plan_.push_back({OpKind::kernel, stream_of(c), 0, config_.kernel_us * 1e3 / n});
+    };
+    auto d2h = [&](int c) {
+        const double bytes = d2h_total > 0 ? chunk_bytes(d2h_total, n, c) : 0;
+        if (bytes > 0) plan_.push_back({OpKind::d2h, stream_of(c), bytes, 0});
+    };
+    if (config_.issue_order == IssueOrder::per_chunk) {
+        for (int c = 0; c < n; ++c) h2d(c), kernel(c), d2h(c);
+    } else {
+        for (int c = 0; c < n; ++c) h2d(c);
+        for (int c = 0; c < n; ++c) kernel(c);
+        for (int c = 0; c < n; ++c) d2h(c);
+    }
+    batch(current_).gpu_ops_left = static_cast<int>(plan_.size());
+    batch(current_).kernels_left = n;
+    records_left_ = std::min(n, config_.streams);
+}
+
+// The next batch: from the workers (waiting while it is not there), or built inline with no workers.
+bool Model::loop_get() {
+    HostThread& t = threads_.back();
+    if (workers_ == 0) {
+        // Inline: io, decode, convert and (pin_mode=thread) the pin copy, all on this thread.
+        if (t.busy(now_)) return false;
+        if (t.step == 0) {
+            current_ = send_index_++;
+            open_span(LoopState::loader);
+            t.sleep(now_, io_ns(current_));
+            t.step = 1;
+        } else if (t.step == 1) {
+            t.work(config_.decode_us * 1e3 * sample_cost_scale(current_));
+            t.step = 2;
+        } else if (t.step == 2) {
+            t.work(convert_ns(), convert_bus_);
+            t.step = 3;
+        } else if (t.step == 3 && pin_inline_) {
+            t.work(pin_ns_, pin_bus_);
+            t.step = 4;
+        } else {
+            close_span();
+            t.phase = HostThread::Phase::idle;
+            t.step = 0;
+            loop_step_ = LoopStep::retire_call;
+        }
+        return true;
+    }
+    int64_t next = -1;
+    if (config_.in_order) {
+        if (receive_index_ < static_cast<int64_t>(batches_.size()) && batches_[receive_index_].arrived)
+            next = receive_index_;
+    } else if (arrival_head_ < arrival_order_.size()) {
+        next = arrival_order_[arrival_head_];
+    }
+    if (next < 0) {
+        open_span(LoopState::loader);
+        t.phase = HostThread::Phase::blocked;
+        return false;
+    }
+    close_span();
+    if (config_.in_order)
+        ++receive_index_;
+    else
+        ++arrival_head_;
+    current_ = next;
+    --tasks_per_worker_[batch(next).worker];
+    --outstanding_;
+    try_dispatch();
+    t.phase = HostThread::Phase::idle;
+    loop_step_ = LoopStep::retire_call;
+    return true;
+}
+
+// The train loop was blocked on the GPU and what it waited for has happened: it comes back a wake-up
+// later (true: it sleeps now, and its program looks again when it wakes).
+bool Model::wake_after_gpu(HostThread& t) {
+    if (t.phase != HostThread::Phase::blocked) return false;
+    if (now_ <= blocked_since_) {  // it never had to wait
+        t.phase = HostThread::Phase::idle;
+        return false;
+    }
+    t.sleep(now_, gpu_wake_ns_);
+    return t.phase == HostThread::Phase::sleeping;
+}
+
+bool Model::step_loop() {
+    HostThread& t = threads_.back();
+    switch (loop_step_) {
+        case LoopStep::get:
+            if (submitted_ >= batch_limit_ || now_ >= end_time_) {
+                loop_step_ = LoopStep::drain;
+                trace_.stopped = now_;
+                return true;
+            }
+            return loop_get();
+        case LoopStep::retire_call:  // cudaEventQuery on the slot's last batch
+            if (submitted_ >= config_.streams + 1) {
+                t.work(call_ns_);
+                loop_step_ = LoopStep::retire_wait;
+                return true;
+            }
+            plan_batch();
+            loop_step_ = LoopStep::issue_call;
+            return true;
+        case LoopStep::retire_wait: {
+            if (t.busy(now_)) return false;
+            const BatchState& old = batch(submitted_ - (config_.streams + 1));
+            if (old.gpu_done < 0) {
+                open_span(LoopState::sync);
+                block(t);
+                return false;
+            }
+            if (wake_after_gpu(t)) return true;
+            close_span();
+            t.phase = HostThread::Phase::idle;
+            plan_batch();
+            loop_step_ = LoopStep::issue_call;
+            return true;
+        }
+        case LoopStep::issue_call: {
+            if (t.busy(now_)) return false;
+            if (plan_at_ >= plan_.size()) {
+                loop_step_ = LoopStep::record;
+                return true;
+            }
+            const Issue& issue = plan_[plan_at_];
+            const bool host_pinned = issue.kind == OpKind::h2d ? config_.pin_memory : result_pinned_;
+            const bool copy = issue.kind != OpKind::kernel;
+            if (copy && (!config_.non_blocking || !host_pinned))
+                open_span(host_pinned ? LoopState::sync : LoopState::staging);
+            t.work(call_ns_);
+            loop_step_ = LoopStep::issue_wait;
+            return true;
+        }
+        case LoopStep::issue_wait: {
+            if (t.busy(now_)) return false;
+            const Issue& issue = plan_[plan_at_];
+            if (t.phase == HostThread::Phase::working) {  // the call is over: the op goes to its stream
+                GpuOp op;
+                op.kind = issue.kind;
+                op.bytes = issue.bytes;
+                op.duration = issue.duration;
+                op.batch = current_;
+                op.pinned = issue.kind == OpKind::h2d ? config_.pin_memory : result_pinned_;
+                op.staging = issue.kind != OpKind::kernel && !op.pinned;
+                pending_op_ = gpu_.enqueue(issue.stream, op);
+                if (op.kind == OpKind::kernel || (op.pinned && config_.non_blocking)) {
+                    t.phase = HostThread::Phase::idle;
+                    ++plan_at_;
+                    loop_step_ = LoopStep::issue_call;
+                } else {
+                    block(t);
+                }
+                return true;
+            }
+            const GpuOp& op = gpu_.op(pending_op_);
+            if (op.kind != OpKind::kernel && !op.pinned) {  // pageable: staged by this thread once started
+                if (!gpu_.started(pending_op_)) return false;
+                if (wake_after_gpu(t)) return true;
+                t.work(op.bytes / host_.staging_rate.at(op.bytes),
+                       bus_use(host_.memcpy_share_of_two, op.bytes));
+                loop_step_ = LoopStep::stage;
+                return true;
+            }
+            if (op.kind != OpKind::kernel && !config_.non_blocking && !gpu_.done(pending_op_)) return false;
+            if (wake_after_gpu(t)) return true;
+            close_span();
+            t.phase = HostThread::Phase::idle;
+            ++plan_at_;
+            loop_step_ = LoopStep::issue_call;
+            return true;
+        }
+        case LoopStep::stage: {
+            if (t.busy(now_)) return false;
+            GpuOp& op = gpu_.op(pending_op_);
+            if (!gpu_.done(pending_op_)) op.staging = false;
+            block(t);
+            loop_step_ = LoopStep::tail;
+            return true;
+        }
+        case LoopStep::tail: {
+            const GpuOp& op = gpu_.op(pending_op_);
+            const bool let_go = gpu_.done(pending_op_) || (config_.non_blocking && op.kind == OpKind::h2d &&
+                                                           op.remaining <= tail_bytes_ + op.rate * 0.5);
+            if (!let_go) return false;
+            if (wake_after_gpu(t)) return true;
+            close_span();
+            t.phase = HostThread::Phase::idle;
+            ++plan_at_;
+            loop_step_ = LoopStep::issue_call;
+            return true;
+        }
+        case LoopStep::record:  // an event per stream the batch used
+            if (t.busy(now_)) return false;
+            if (records_left_-- > 0) {
+                t.work(call_ns_);
+                return true;
+            }
+            t.phase = HostThread::Phase::idle;
+            ++submitted_;
+            loop_step_ = LoopStep::get;
+            return true;
+        case LoopStep::drain:
+            if (t.busy(now_)) return false;
+            while (drain_next_ < submitted_ && batch(drain_next_).gpu_done >= 0) ++drain_next_;
+            if (drain_next_ < submitted_) {
+                block(t);
+                return false;
+            }
+            if (wake_after_gpu(t)) return true;
+            loop_step_ = LoopStep::done;
+            return true;
+        case LoopStep::done:
+            return false;
+    }
+    return false;
+}
+
+}  // namespace
+
+ModelTrace run_model(const PipelineConfig& config, const Calibration& calibration, const HostRates& host,
+                     int64_t batch_limit, double seconds) {
+    return Model(config, calibration, host, batch_limit, seconds).run();
+}
+
+}  // namespace pinscope::model

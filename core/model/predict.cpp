@@ -1,0 +1,191 @@
+#include "core/model/predict.h"
+
+#include <algorithm>
+
+#include "core/model/pipeline_model.h"
+
+namespace pinscope {
+namespace {
+
+using model::Interval;
+using model::LoopState;
+using model::ModelTrace;
+
+// Batches the model runs before it extrapolates the steady state to the run's length: enough to fill
+// the prefetch queue, the slots in flight and a few rounds of every worker.
+int64_t batches_to_model(const PipelineConfig& config) {
+    const int64_t pipeline = config.max_outstanding() + config.streams + 1 + config.num_workers;
+    return std::clamp<int64_t>(2 * pipeline, 32, 96);
+}
+
+// Sorted by start and merged where they overlap.
+std::vector<Interval> merged(std::vector<Interval> spans) {
+    std::sort(spans.begin(), spans.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    std::vector<Interval> out;
+    for (const Interval& s : spans) {
+        if (!out.empty() && s.start <= out.back().end)
+            out.back().end = std::max(out.back().end, s.end);
+        else
+            out.push_back(s);
+    }
+    return out;
+}
+
+double length(const std::vector<Interval>& set, double lo, double hi) {
+    double total = 0;
+    for (const Interval& s : set) total += std::max(0.0, std::min(s.end, hi) - std::max(s.start, lo));
+    return total;
+}
+
+// |a ∩ b| within [lo, hi], for two merged sets.
+double common_length(const std::vector<Interval>& a, const std::vector<Interval>& b, double lo, double hi) {
+    double total = 0;
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const double start = std::max({a[i].start, b[j].start, lo});
+        const double end = std::min({a[i].end, b[j].end, hi});
+        if (end > start) total += end - start;
+        if (a[i].end < b[j].end)
+            ++i;
+        else
+            ++j;
+    }
+    return total;
+}
+
+// What a stretch of model time holds: the numerators of the metrics.
+struct Amounts {
+    double window = 0, batches = 0;
+    double kernel = 0, h2d = 0, d2h = 0, copy = 0, copy_under_kernel = 0;
+    double loader_idle = 0, staging_idle = 0, sync_idle = 0;
+    double h2d_bytes = 0, d2h_bytes = 0;
+
+    Amounts& add(const Amounts& o, double k) {
+        window += k * o.window, batches += k * o.batches;
+        kernel += k * o.kernel, h2d += k * o.h2d, d2h += k * o.d2h, copy += k * o.copy;
+        copy_under_kernel += k * o.copy_under_kernel;
+        loader_idle += k * o.loader_idle, staging_idle += k * o.staging_idle, sync_idle += k * o.sync_idle;
+        h2d_bytes += k * o.h2d_bytes, d2h_bytes += k * o.d2h_bytes;
+        return *this;
+    }
+};
+
+class TraceMeasure {
+  public:
+    explicit TraceMeasure(const ModelTrace& trace) : trace_(trace) {
+        kernels_ = merged(trace.kernels);
+        h2d_ = merged(trace.h2d);
+        d2h_ = merged(trace.d2h);
+        std::vector<Interval> copies = trace.h2d;
+        copies.insert(copies.end(), trace.d2h.begin(), trace.d2h.end());
+        copies_ = merged(std::move(copies));
+        for (const model::LoopSpan& span : trace.loop)
+            loop_[static_cast<int>(span.state)].push_back(span.time);
+    }
+
+    Amounts in(double lo, double hi) const {
+        Amounts a;
+        a.window = std::max(0.0, hi - lo);
+        for (double end : trace_.batch_ends) a.batches += end > lo && end <= hi;
+        a.kernel = length(kernels_, lo, hi);
+        a.h2d = length(h2d_, lo, hi);
+        a.d2h = length(d2h_, lo, hi);
+        a.copy = length(copies_, lo, hi);
+        a.copy_under_kernel = common_length(copies_, kernels_, lo, hi);
+        // Train-loop spans never overlap one another, so each cause is its spans less the kernel time.
+        double* idle[] = {&a.loader_idle, &a.staging_idle, &a.sync_idle};
+        for (int s = 0; s < 3; ++s)
+            *idle[s] = length(loop_[s], lo, hi) - common_length(loop_[s], kernels_, lo, hi);
+        for (size_t i = 0; i < trace_.h2d.size(); ++i)
+            if (trace_.h2d[i].end > lo && trace_.h2d[i].end <= hi) a.h2d_bytes += trace_.h2d_bytes[i];
+        for (size_t i = 0; i < trace_.d2h.size(); ++i)
+            if (trace_.d2h[i].end > lo && trace_.d2h[i].end <= hi) a.d2h_bytes += trace_.d2h_bytes[i];
+        return a;
+    }
+
+  private:
+    const ModelTrace& trace_;
+    std::vector<Interval> kernels_, h2d_, d2h_, copies_;
+    std::vector<Interval> loop_[3];
+};
+
+Metrics metrics_of(const Amounts& a, const PipelineConfig& config) {
+    Metrics m;
+    const double seconds = a.window * 1e-9;
+    m.seconds = seconds;
+    m.batches = static_cast<int64_t>(a.batches + 0.5);
+    m.samples = m.batches * config.batch_size;
+    if (seconds <= 0) return m;
+    m.batches_per_s = a.batches / seconds;
+    m.samples_per_s = m.batches_per_s * config.batch_size;
+    m.h2d_bytes = static_cast<uint64_t>(a.h2d_bytes);
+    m.d2h_bytes = static_cast<uint64_t>(a.d2h_bytes);
+    m.h2d_gbps = a.h2d > 0 ? a.h2d_bytes / a.h2d : 0;  // bytes/ns == GB/s
+    m.d2h_gbps = a.d2h > 0 ? a.d2h_bytes / a.d2h : 0;
+    m.h2d_sustained_gbps = a.h2d_bytes / a.window;
+    m.d2h_sustained_gbps = a.d2h_bytes / a.window;
+    m.gpu_busy = a.kernel / a.window;
+    m.h2d_busy = a.h2d / a.window;
+    m.d2h_busy = a.d2h / a.window;
+    m.copy_busy = a.copy / a.window;
+    m.overlap = a.kernel > 0 ? a.copy_under_kernel / a.kernel : 0;
+    m.gpu_idle = 1 - m.gpu_busy;
+    m.idle.loader = a.loader_idle / a.window;
+    m.idle.staging = a.staging_idle / a.window;
+    m.idle.sync = a.sync_idle / a.window;
+    m.idle.other = std::max(0.0, m.gpu_idle - m.idle.loader - m.idle.staging - m.idle.sync);
+    m.stall = m.idle.loader;
+    m.outstanding_max = config.max_outstanding();
+    m.pageable_h2d_fraction = config.pin_memory ? 0 : 1;
+    return m;
+}
+
+}  // namespace
+
+Calibration calibration_for(const PipelineConfig& config) {
+    Calibration calibration =
+        config.calibration.empty() ? builtin_calibration() : load_calibration(config.calibration);
+    if (config.copy_engines > 0) calibration.copy_engines = config.copy_engines;
+    return calibration;
+}
+
+Metrics predict(const PipelineConfig& config, const Calibration& calibration, const HostRates& host) {
+    // A run lasts `seconds` of the clock; in slow motion that is fewer seconds of the real pipeline.
+    const double seconds = config.seconds > 0 ? config.seconds / config.slow_motion : 0;
+    const int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);
+    const ModelTrace trace = model::run_model(config, calibration, host, cap, seconds);
+    if (trace.first_h2d < 0 || trace.end <= trace.first_h2d) return metrics_of({}, config);
+
+    const TraceMeasure measure(trace);
+    const double start = trace.first_h2d;
+    // Ended by the model's batch cap, not by the run's bounds: the second half of the batches is taken as
+    // the steady state and stretched to fill the run's seconds. It runs from one batch's end to another's,
+    // so batches that come in bursts (workers in step) are counted over whole periods.
+    const bool capped =
+        config.batches == 0 && seconds > 0 && trace.stopped < seconds * 1e9 && trace.batch_ends.size() >= 4;
+    if (!capped) return metrics_of(measure.in(start, trace.end), config);
+    const double middle = trace.batch_ends[trace.batch_ends.size() / 2 - 1], last = trace.batch_ends.back();
+    const Amounts head = measure.in(start, middle), steady = measure.in(middle, last),
+                  drain = measure.in(last, trace.end);
+    const double target = seconds * 1e9 - start;
+    const double stretch = steady.window > 0 ? std::max(1.0, (target - head.window) / steady.window) : 1.0;
+    Amounts total;
+    total.add(head, 1).add(steady, stretch).add(drain, 1);
+    return metrics_of(total, config);
+}
+
+Metrics predict(const PipelineConfig& config) {
+    return predict(config, calibration_for(config), this_host_rates());
+}
+
+std::optional<double> predicted_samples_per_s(const PipelineConfig& config) {
+    if (config.device == DeviceChoice::cuda) return std::nullopt;
+    try {
+        return predict(config).samples_per_s;
+    } catch (const CalibrationError&) {
+        return std::nullopt;  // the run itself says what is wrong with the file
+    }
+}
+
+}  // namespace pinscope

@@ -1,0 +1,141 @@
+// The predictor against the simulated GPU: 30 configs spanning decode-, io-, transfer- and kernel-bound
+// loads, each predicted and then run for a second on this host. The bar is samples/s within 10% and the
+// stall (the loader's share of the time) within 0.10 of the window. On the 2-core CI machine 25 to 30 of
+// the 30 meet it from run to run: the host-bound configs whose batches are single 64 MiB samples vary by
+// a quarter between two runs of the same config. So the test holds 23 of 30 to the bar and every config
+// to within a factor of 1.6 (docs/predict.md lists what the model leaves out). Run alone (RUN_SERIAL):
+// the runs measure speed, and the predictor measures this host's rates.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "core/lab/measured_run.h"
+#include "core/model/predict.h"
+#include "tests/sim_configs.h"
+
+using namespace pinscope;
+using namespace pinscope::testing;
+
+namespace {
+
+struct Case {
+    std::string name;
+    PipelineConfig config;
+};
+
+PipelineConfig load(std::function<void(PipelineConfig&)> edit) {
+    PipelineConfig config = on_sim();
+    config.seconds = 1;
+    edit(config);
+    return config;
+}
+
+void small_images(PipelineConfig& c, int side) {
+    c.sample_shape.dims = {3, side, side};
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> all;
+    auto add = [&](std::string name, std::function<void(PipelineConfig&)> edit) {
+        all.push_back({std::move(name), load(std::move(edit))});
+    };
+    // Decode-bound: CPU work per sample, workers up to the cores and beyond.
+    for (int workers : {0, 1, 2})
+        add(fmt::format("decode 200us, {} workers, direct", workers), [=](PipelineConfig& c) {
+            small_images(c, 64), c.decode_us = 200, c.num_workers = workers, c.pin_mode = PinMode::direct;
+        });
+    add("decode 400us, 2 workers, pin thread",
+        [](PipelineConfig& c) { small_images(c, 32), c.decode_us = 400; });
+    add("decode 100us, 2 workers, pin thread",
+        [](PipelineConfig& c) { small_images(c, 64), c.decode_us = 100; });
+    add("decode 50us, inline, pin thread",
+        [](PipelineConfig& c) { small_images(c, 32), c.decode_us = 50, c.num_workers = 0; });
+    add("decode 50us and io 50us, 2 workers", [](PipelineConfig& c) {
+        small_images(c, 32), c.decode_us = 50, c.io_us = 50, c.pin_mode = PinMode::direct;
+    });
+    // Io-bound: waiting, which needs no core.
+    for (int workers : {2, 8, 16})
+        add(fmt::format("io 200us, {} workers", workers), [=](PipelineConfig& c) {
+            small_images(c, 64), c.io_us = 200, c.num_workers = workers, c.pin_mode = PinMode::direct;
+        });
+    add("io 100us, 4 workers, pin thread",
+        [](PipelineConfig& c) { small_images(c, 32), c.io_us = 100, c.num_workers = 4; });
+    add("io 400us, 4 workers", [](PipelineConfig& c) {
+        small_images(c, 32), c.io_us = 400, c.num_workers = 4, c.pin_mode = PinMode::direct;
+    });
+    add("io 100us, straggler every 8",
+        [](PipelineConfig& c) { small_images(c, 32), c.io_us = 100, c.straggler_every = 8; });
+    // Transfer-bound: pageable copies staged by the host, large results copied back, one copy engine.
+    add("pageable 3x224x224", [](PipelineConfig& c) { c.pin_memory = false, c.kernel_us = 200; });
+    add("pageable 3x128x128",
+        [](PipelineConfig& c) { small_images(c, 128), c.pin_memory = false, c.kernel_us = 200; });
+    add("pageable 4096x4096, inline", [](PipelineConfig& c) {
+        c.sample_shape.dims = {1, 4096, 4096}, c.batch_size = 1, c.pin_memory = false, c.num_workers = 0;
+    });
+    add("pageable 4096x4096, inline, blocking", [](PipelineConfig& c) {
+        c.sample_shape.dims = {1, 4096, 4096}, c.batch_size = 1, c.pin_memory = false, c.num_workers = 0;
+        c.non_blocking = false;
+    });
+    add("pinned 4096x4096, inline", [](PipelineConfig& c) {
+        c.sample_shape.dims = {1, 4096, 4096}, c.batch_size = 1, c.pin_mode = PinMode::direct,
+        c.num_workers = 0;
+    });
+    add("32 MiB results, 1 stream", [](PipelineConfig& c) {
+        small_images(c, 32), c.d2h_bytes = 32 << 20, c.kernel_us = 600, c.streams = 1;
+    });
+    add("32 MiB results, 2 streams", [](PipelineConfig& c) {
+        small_images(c, 32), c.d2h_bytes = 32 << 20, c.kernel_us = 600, c.streams = 2;
+    });
+    add("8 MiB pageable results", [](PipelineConfig& c) {
+        small_images(c, 32), c.d2h_bytes = 8 << 20, c.kernel_us = 300, c.pin_memory = false;
+    });
+    auto overlap = [](int engines, IssueOrder order) {
+        return [=](PipelineConfig& c) {
+            small_images(c, 128), c.batch_size = 32, c.chunks = 4, c.issue_order = order,
+                                  c.copy_engines = engines;
+            c.d2h_bytes = 8 << 20, c.kernel_us = 2000, c.pin_mode = PinMode::direct;
+        };
+    };
+    add("1 copy engine, copies first", overlap(1, IssueOrder::copies_first));
+    add("1 copy engine, per chunk", overlap(1, IssueOrder::per_chunk));
+    add("2 copy engines, copies first", overlap(2, IssueOrder::copies_first));
+    add("3 copy engines, copies first", overlap(3, IssueOrder::copies_first));
+    // Kernel-bound: the GPU is the bottleneck.
+    add("kernel 1000us, 2 streams", [](PipelineConfig& c) { small_images(c, 32); });
+    add("kernel 2000us, 1 stream",
+        [](PipelineConfig& c) { small_images(c, 32), c.kernel_us = 2000, c.streams = 1; });
+    add("kernel 300us, 2 streams", [](PipelineConfig& c) { small_images(c, 32), c.kernel_us = 300; });
+    add("kernel 500us, 3 streams, 2 chunks",
+        [](PipelineConfig& c) { small_images(c, 32), c.kernel_us = 500, c.streams = 3, c.chunks = 2; });
+    add("kernel 5000us, 3x128x128", [](PipelineConfig& c) {
+        small_images(c, 128), c.kernel_us = 5000, c.streams = 1, c.pin_mode = PinMode::direct;
+    });
+    return all;
+}
+
+}  // namespace
+
+TEST_CASE("predict agrees with the simulated GPU on 30 configs of every kind of load") {
+    const std::vector<Case> all = cases();
+    REQUIRE(all.size() == 30);
+    int within = 0;
+    for (const Case& c : all) {
+        const Metrics predicted = predict(c.config);
+        const Metrics measured = measure(c.config);
+        REQUIRE(measured.samples_per_s > 0);
+        const double error = predicted.samples_per_s / measured.samples_per_s - 1;
+        const double stall_error = predicted.stall - measured.stall;
+        MESSAGE(fmt::format("{:<40} measured {:>8.0f}  predicted {:>8.0f} ({:+.0f}%)  stall {:.2f} / {:.2f}",
+                            c.name, measured.samples_per_s, predicted.samples_per_s, 100 * error,
+                            measured.stall, predicted.stall));
+        const double ratio = predicted.samples_per_s / measured.samples_per_s;
+        CHECK_MESSAGE((ratio <= 1.6 && ratio >= 1 / 1.6), c.name);
+        within += std::abs(error) <= 0.10 && std::abs(stall_error) <= 0.10;
+    }
+    MESSAGE(fmt::format("{} of {} configs within 10% (samples/s) and 0.10 (stall)", within, all.size()));
+    CHECK(within >= 23);
+}
