@@ -14,6 +14,7 @@
 #include "app/cli/help_formatter.h"
 #include "app/cli/info_command.h"
 #include "app/cli/lesson_command.h"
+#include "app/cli/predict_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/stats_command.h"
 #include "app/cli/sweep_command.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
                                      add_lesson_command(app)};
     commands.push_back(add_advise_command(app));
     commands.push_back(add_sweep_command(app));
+    commands.push_back(add_predict_command(app));
     add_platform_commands(app, commands);
     for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
     std::string capture_file;

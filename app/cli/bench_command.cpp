@@ -10,6 +10,7 @@
 
 #include "app/cli/bench_workload.h"
 #include "app/cli/capture_bench.h"
+#include "app/cli/predict_bench.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
 #include "core/pipeline/session.h"
@@ -73,7 +74,10 @@ Command add_bench_command(CLI::App& app) {
     auto keep = std::make_shared<bool>(false);
     cmd->add_flag("--keep", *keep, "Keep the captures --captures wrote (to open them in the app)");
     cmd->add_option("--open-capture", *open_capture, "Open a capture and print how long it took")->group("");
-    return {cmd, [seconds, json, captures, folder, open_capture, keep] {
+    auto predict = std::make_shared<bool>(false);
+    cmd->add_flag("--predict", *predict, "Instead: how many configs a second the predictor evaluates");
+    return {cmd, [seconds, json, captures, folder, open_capture, keep, predict] {
+                if (*predict) return run_predict_bench(*json);
                 if (!open_capture->empty()) return open_capture_timed(*open_capture);
                 if (!captures->empty()) {
                     check_writable(std::filesystem::path(*folder) / "x", "--folder");

@@ -17,6 +17,7 @@
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
 #include "core/files/atomic_file.h"
+#include "core/model/predict.h"
 
 namespace pinscope {
 namespace {
@@ -336,7 +337,7 @@ int run_sweep(const SweepFlags& flags) {
 }  // namespace
 
 SamplesPredictor sweep_predictor() {
-    return {};
+    return predicted_samples_per_s;
 }
 
 Command add_sweep_command(CLI::App& app) {

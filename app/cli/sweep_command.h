@@ -12,8 +12,8 @@ namespace pinscope {
 
 Command add_sweep_command(CLI::App& app);
 
-// The predicted samples/s the sweep shows before each run and in a column: none yet. The predictor
-// (core/model/predict.h) plugs in here.
+// The predicted samples/s the sweep shows before each run and in a column: the pipeline model's
+// (core/model/predict.h), for configs on the simulated GPU.
 SamplesPredictor sweep_predictor();
 
 }  // namespace pinscope

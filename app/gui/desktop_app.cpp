@@ -15,6 +15,7 @@
 #include "app/gui/status_bar.h"
 #include "core/analysis/units.h"
 #include "core/config/knobs.h"
+#include "core/model/predict.h"
 
 namespace pinscope::gui {
 namespace {
@@ -45,6 +46,7 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
     }
     if (options.presentation) set_presentation(true);
     if (options.open_window == "advisor") advisor_.open();
+    sweep_.set_predictor(predicted_samples_per_s);
     if (options.open_window == "sweep" || options.run_sweep > 0) sweep_.open();
     if (options.run_sweep > 0) sweep_.run(*state_, options.run_sweep);
     controls_collapsed_ = options.controls_collapsed;
