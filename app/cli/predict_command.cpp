@@ -30,6 +30,7 @@ void print_summary(const PipelineConfig& config, const Metrics& m, const Calibra
                              format_gbps(m.h2d_sustained_gbps));
     std::cout << fmt::format("  over         {:.2f} s of run, {} batches of {}\n", m.seconds, m.batches,
                              config.batch_size);
+    std::cout << fmt::format("  this host    {}\n", describe(this_host_rates()));
 }
 
 }  // namespace

@@ -9,6 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+
+#include <fmt/format.h>
+
 #include "core/device/calibration.h"
 #include "core/device/device_call_cost.h"
 #include "core/device/sim/pageable_staging.h"
@@ -74,6 +78,23 @@ double memcpy_gbps(double bytes) {
     return bytes / median_ns(bytes, [&] { std::memcpy(to.data(), from.data(), to.size()); });
 }
 
+// Writing memory never touched before: each page faults in first. Pool buffers (collate, pinned) pay it
+// once, on their first batch; on some virtual machines it runs at a fiftieth of a warm write.
+double first_touch_gbps() {
+    constexpr size_t kBytes = 8 << 20;
+    std::vector<double> times;
+    for (int r = 0; r < 3; ++r) {
+        void* fresh = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (fresh == MAP_FAILED) return 0;
+        const TimeNs start = now_ns();
+        std::memset(fresh, 1, kBytes);
+        times.push_back(static_cast<double>(now_ns() - start));
+        munmap(fresh, kBytes);
+    }
+    std::sort(times.begin(), times.end());
+    return static_cast<double>(kBytes) / std::max(times[1], 1.0);
+}
+
 double staging_gbps(double bytes) {
     std::vector<std::byte> host(static_cast<size_t>(bytes), std::byte{1});
     return bytes / median_ns(bytes, [&] {
@@ -124,6 +145,16 @@ std::pair<double, double> shares_of_two(double bytes) {
 }
 
 // Half a round trip between two threads through BlockingQueues, each popper blocked when its item comes.
+// The mean of the middle half of `samples`: wake-up latencies come in two clusters (the core was awake or
+// not), and a median flips between them from one measurement to the next.
+double interquartile_mean(std::vector<double> samples) {
+    std::sort(samples.begin(), samples.end());
+    const size_t from = samples.size() / 4, to = samples.size() - samples.size() / 4;
+    double sum = 0;
+    for (size_t i = from; i < to; ++i) sum += samples[i];
+    return std::max(0.0, sum / static_cast<double>(to - from));
+}
+
 double handoff_us() {
     constexpr int kTrips = 400;
     BlockingQueue<int> there, back;
@@ -162,26 +193,24 @@ double gpu_wake_us() {
     work.input_bytes = 4096;
     work.duration_us = 200;
     std::vector<double> late_us;
-    for (int i = 0; i < 15; ++i) {
+    for (int i = 0; i < 48; ++i) {
         const TimeNs start = now_ns();
         device.launch_kernel(work, stream);
         device.synchronize(stream);
         late_us.push_back(static_cast<double>(now_ns() - start) / 1e3 - work.duration_us);
     }
-    std::nth_element(late_us.begin(), late_us.begin() + late_us.size() / 2, late_us.end());
-    return std::max(0.0, late_us[late_us.size() / 2]);
+    return interquartile_mean(std::move(late_us));
 }
 
-// The median of how late a 100 us sleep ends, as a sample's io_us wait sleeps (dataset.cpp).
+// How late a 100 us sleep ends, as a sample's io_us wait sleeps (dataset.cpp).
 double sleep_overshoot_us() {
     std::vector<double> late_us;
-    for (int i = 0; i < 31; ++i) {
+    for (int i = 0; i < 48; ++i) {
         const TimeNs start = now_ns();
         sleep_for_ns(100 * kNsPerUs);
         late_us.push_back(static_cast<double>(now_ns() - start) / 1e3 - 100);
     }
-    std::nth_element(late_us.begin(), late_us.begin() + late_us.size() / 2, late_us.end());
-    return std::max(0.0, late_us[late_us.size() / 2]);
+    return interquartile_mean(std::move(late_us));
 }
 
 }  // namespace
@@ -214,12 +243,33 @@ HostRates measure_host_rates() {
     rates.handoff_us = handoff_us();
     rates.gpu_wake_us = gpu_wake_us();
     rates.sleep_overshoot_us = sleep_overshoot_us();
+    rates.first_touch_gbps = first_touch_gbps();
     return rates;
 }
 
+std::string describe(const HostRates& host) {
+    return fmt::format(
+        "{} cores, convert {:.1f} GB/s, memcpy {:.1f} GB/s, first touch {:.2f} GB/s, sleep "
+        "overshoot {:.0f} us, hand-off {:.0f} us, GPU wake-up {:.0f} us",
+        host.cores, host.convert_plain.at(1 << 20), host.memcpy_rate.at(1 << 20), host.first_touch_gbps,
+        host.sleep_overshoot_us, host.handoff_us, host.gpu_wake_us);
+}
+
+namespace {
+std::atomic<bool> host_rates_measured{false};
+}  // namespace
+
 const HostRates& this_host_rates() {
-    static const HostRates rates = measure_host_rates();
+    static const HostRates rates = [] {
+        HostRates measured = measure_host_rates();
+        host_rates_measured = true;
+        return measured;
+    }();
     return rates;
+}
+
+bool this_host_rates_measured() {
+    return host_rates_measured;
 }
 
 }  // namespace pinscope

@@ -6,6 +6,7 @@
 // measured, not assumed, because the simulated GPU's runs are only as fast as the host that runs them.
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace pinscope {
 
@@ -32,14 +33,24 @@ struct HostRates {
     ByteRateCurve convert_share_of_two, memcpy_share_of_two;
     double device_call_us = 0;  // one call into the simulated GPU, its bookkeeping included
     double handoff_us = 0;      // a BlockingQueue push until the blocked popper runs
+    // A simulated GPU op's end until the host thread waiting on it runs.
     double gpu_wake_us = 0;
-    double sleep_overshoot_us = 0;  // how much later than asked a worker's io wait (a sleep) ends     // a
-                                    // simulated GPU op's end until the host thread waiting on it runs
+    double sleep_overshoot_us = 0;  // how much later than asked a worker's io wait (a sleep) ends
+    // GB/s of writing fresh memory (page faults included): a pool buffer's first batch. 0: not measured,
+    // taken as free.
+    double first_touch_gbps = 0;
+    double first_touch_ns(double bytes) const { return first_touch_gbps > 0 ? bytes / first_touch_gbps : 0; }
 };
 
-// Measures this host (about a quarter of a second, both cores busy).
+// The figures that most often decide a prediction, on one line: cores, convert and memcpy GB/s (1 MiB),
+// first touch, sleep overshoot, hand-off and GPU wake-up.
+std::string describe(const HostRates& host);
+
+// Measures this host (about a second, both cores busy).
 HostRates measure_host_rates();
 // measure_host_rates() once per process, on first use; later calls return the same figures.
 const HostRates& this_host_rates();
+// Whether this_host_rates() has its figures, so that it returns at once (it blocks while measuring).
+bool this_host_rates_measured();
 
 }  // namespace pinscope

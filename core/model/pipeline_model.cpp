@@ -70,6 +70,19 @@ double bus_use(const ByteRateCurve& share_of_two, double bytes) {
     return 1 / (2 * std::max(0.3, share_of_two.at(bytes)));
 }
 
+// A pool of batch buffers (host_buffer_pool.h): a buffer is allocated when none is free, and a fresh
+// one pays its first touch (HostRates::first_touch_gbps) on its first batch.
+struct BufferPool {
+    int alive = 0, allocated = 0;
+    bool acquire() {  // true: a fresh buffer
+        const bool fresh = alive == allocated;
+        allocated += fresh ? 1 : 0;
+        ++alive;
+        return fresh;
+    }
+    void release() { --alive; }
+};
+
 struct Delivery {
     double time;
     int target;  // a worker's index, or kToPin, kToLoop
@@ -97,7 +110,8 @@ class Model {
   private:
     // Per batch of the run.
     struct BatchState {
-        bool arrived = false;  // at the train loop's queue
+        bool arrived = false;       // at the train loop's queue
+        bool fresh_buffer = false;  // its collate buffer is new: converting into it faults its pages in
         int worker = 0;
         int gpu_ops_left = 0;
         int kernels_left = 0;
@@ -135,8 +149,11 @@ class Model {
     bool step_worker(int w);
     bool step_pin();
     double sample_cost_scale(int64_t batch) const;
-    double convert_ns() const;
+    double convert_ns(int64_t index);
+    double pin_ns();
     double io_ns(int64_t index) const;
+    void acquire_collate(int64_t index) { batch(index).fresh_buffer = collate_pool_.acquire(); }
+    BufferPool& pool_held_downstream() { return pin_thread_ || pin_inline_ ? pinned_pool_ : collate_pool_; }
 
     // The train loop.
     bool step_loop();
@@ -167,6 +184,8 @@ class Model {
     const double gpu_wake_ns_;
     const double pin_ns_;
     const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
+    const double first_touch_ns_;         // a fresh batch buffer's pages
+    BufferPool collate_pool_, pinned_pool_;
     double now_ = 0;
     ModelTrace trace_;
 
@@ -220,7 +239,8 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
       pin_ns_(host.memcpy_rate.ns_for(static_cast<double>(config.batch_bytes()))),
       convert_bus_(bus_use(host.convert_share_of_two, static_cast<double>(config.batch_bytes()))),
-      pin_bus_(bus_use(host.memcpy_share_of_two, static_cast<double>(config.batch_bytes()))) {
+      pin_bus_(bus_use(host.memcpy_share_of_two, static_cast<double>(config.batch_bytes()))),
+      first_touch_ns_(host.first_touch_ns(static_cast<double>(config.batch_bytes()))) {
     threads_.resize(static_cast<size_t>(workers_) + 2);
     for (HostThread& t : threads_) thread_ptrs_.push_back(&t);
     index_queues_.resize(static_cast<size_t>(workers_));
@@ -352,10 +372,16 @@ double Model::io_ns(int64_t index) const {
     return (config_.io_us * sample_cost_scale(index) + host_.sleep_overshoot_us * config_.batch_size) * 1e3;
 }
 
-double Model::convert_ns() const {
+double Model::convert_ns(int64_t index) {
     const bool streaming = config_.sample_bytes() >= kStreamingSampleBytes;
     const ByteRateCurve& curve = streaming ? host_.convert_streaming : host_.convert_plain;
-    return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_);
+    const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
+    return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
+}
+
+// The pin copy, into a pinned buffer that may be new. The collate buffer it copies from is free after.
+double Model::pin_ns() {
+    return pin_ns_ + (pinned_pool_.acquire() ? first_touch_ns_ : 0);
 }
 
 // A worker's program: take an index, wait out the batch's io, decode it, convert it, hand it on.
@@ -368,6 +394,7 @@ bool Model::step_worker(int w) {
             size_t& head = index_heads_[static_cast<size_t>(w)];
             if (head >= queue.size()) return false;
             t.batch = queue[head++];
+            acquire_collate(t.batch);  // fill() takes its buffer before the io
             t.sleep(now_, io_ns(t.batch));
             t.step = 1;
             return true;
@@ -377,7 +404,7 @@ bool Model::step_worker(int w) {
             t.step = 2;
             return true;
         case 2:
-            t.work(convert_ns(), convert_bus_);
+            t.work(convert_ns(t.batch), convert_bus_);
             t.step = 3;
             return true;
         default:
@@ -393,6 +420,7 @@ bool Model::step_pin() {
     HostThread& t = threads_[static_cast<size_t>(workers_)];
     if (t.busy(now_)) return false;
     if (t.step == 1) {
+        collate_pool_.release();
         send(kToLoop, t.batch, now_ + handoff_ns_);
         t.phase = HostThread::Phase::idle;
         t.step = 0;
@@ -400,7 +428,7 @@ bool Model::step_pin() {
     }
     if (pin_head_ >= pin_queue_.size()) return false;
     t.batch = pin_queue_[pin_head_++];
-    t.work(pin_ns_, pin_bus_);
+    t.work(pin_ns(), pin_bus_);
     t.step = 1;
     return true;
 }
@@ -481,18 +509,20 @@ bool Model::loop_get() {
         if (t.step == 0) {
             current_ = send_index_++;
             open_span(LoopState::loader);
+            acquire_collate(current_);
             t.sleep(now_, io_ns(current_));
             t.step = 1;
         } else if (t.step == 1) {
             t.work(config_.decode_us * 1e3 * sample_cost_scale(current_));
             t.step = 2;
         } else if (t.step == 2) {
-            t.work(convert_ns(), convert_bus_);
+            t.work(convert_ns(current_), convert_bus_);
             t.step = 3;
         } else if (t.step == 3 && pin_inline_) {
-            t.work(pin_ns_, pin_bus_);
+            t.work(pin_ns(), pin_bus_);
             t.step = 4;
         } else {
+            if (pin_inline_) collate_pool_.release();
             close_span();
             t.phase = HostThread::Phase::idle;
             t.step = 0;
@@ -568,6 +598,7 @@ bool Model::step_loop() {
             if (wake_after_gpu(t)) return true;
             close_span();
             t.phase = HostThread::Phase::idle;
+            pool_held_downstream().release();  // the slot's old batch lets go of its buffer
             plan_batch();
             loop_step_ = LoopStep::issue_call;
             return true;

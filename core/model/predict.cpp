@@ -179,13 +179,18 @@ Metrics predict(const PipelineConfig& config) {
     return predict(config, calibration_for(config), this_host_rates());
 }
 
-std::optional<double> predicted_samples_per_s(const PipelineConfig& config) {
+std::optional<Metrics> predict_if_modelled(const PipelineConfig& config) {
     if (config.device == DeviceChoice::cuda) return std::nullopt;
     try {
-        return predict(config).samples_per_s;
+        return predict(config);
     } catch (const CalibrationError&) {
-        return std::nullopt;  // the run itself says what is wrong with the file
+        return std::nullopt;
     }
+}
+
+std::optional<double> predicted_samples_per_s(const PipelineConfig& config) {
+    const std::optional<Metrics> predicted = predict_if_modelled(config);
+    return predicted ? std::optional(predicted->samples_per_s) : std::nullopt;
 }
 
 }  // namespace pinscope

@@ -18,8 +18,10 @@ Metrics predict(const PipelineConfig& config, const Calibration& calibration, co
 // measured rates. Throws CalibrationError for a calibration file that cannot be read.
 Metrics predict(const PipelineConfig& config);
 
-// predict(config)'s samples/s where the model applies: nullopt for a config on a real GPU (--device cuda)
-// or with a calibration file that cannot be read. What sweeps show before each run.
+// predict(config) where the model applies: nullopt for a config on a real GPU (device cuda) or with a
+// calibration file that cannot be read (the run itself says what is wrong with the file).
+std::optional<Metrics> predict_if_modelled(const PipelineConfig& config);
+// Its samples/s: what sweeps show before each run.
 std::optional<double> predicted_samples_per_s(const PipelineConfig& config);
 
 // The calibration a simulated run of `config` uses (device_factory.cpp does the same).

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include "core/device/device_call_cost.h"
 #include "core/trace/precise_sleep.h"
@@ -96,9 +97,21 @@ SimDevice::~SimDevice() {
 // [SECTION] Memory: buffers, streams and events
 //------------------------------------------------------------------------------------------------------------
 
+namespace {
+
+size_t whole_pages(size_t bytes) {
+    return std::max(kPageBytes, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
+}
+
+}  // namespace
+
+// Fresh pages from the kernel every time, as cudaHostAlloc's and as PyTorch's large CPU tensors' are (glibc
+// maps big blocks): a buffer's first batch pays its page faults in every run, not only in a process's
+// first, so the predictor (core/model) can count on it.
 std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
-    const size_t rounded = std::max(kPageBytes, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
-    auto* data = static_cast<std::byte*>(std::aligned_alloc(kPageBytes, rounded));
+    const size_t rounded = whole_pages(bytes);
+    void* mapped = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    auto* data = mapped == MAP_FAILED ? nullptr : static_cast<std::byte*>(mapped);
     if (!data)
         throw DeviceError(
             fmt::format("cannot allocate {} MiB of {} host memory; use a smaller batch or fewer workers.",
@@ -108,8 +121,8 @@ std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     return data;
 }
 
-void SimDevice::raw_free_host(std::byte* data, size_t, HostMemory) {
-    std::free(data);
+void SimDevice::raw_free_host(std::byte* data, size_t bytes, HostMemory) {
+    munmap(data, whole_pages(bytes));
 }
 
 // Device memory is not backed: the model only needs sizes. The token is unique and never dereferenced.
