@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/gui/preview_panel.h"
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
 #include "core/analysis/units.h"
@@ -71,6 +72,7 @@ void ControlsWindow::draw(AppState& state, Theme theme, const Rect& rect, bool& 
         ImGui::BeginDisabled();
     }
     presets(editor);
+    if (state.live()) draw_preview(state, theme);
 
     // Where the edits stand: applied, or held back by an error (shown again under its knob).
     if (!editor.validation().ok()) {

@@ -1,8 +1,9 @@
 #pragma once
 // The Controls panel: a widget for every row of the knob table (core/config/knobs.h), named by its config
-// key, with the knob's help as a tooltip, in the table's groups; presets and a reset on top. Each edit
-// goes through ConfigEditor: a valid config reaches the running pipeline at the next frame; an invalid
-// one stays a draft with validate()'s message under the knob it names.
+// key, with the knob's help as a tooltip, in the table's groups; presets, a reset and the preview
+// (preview_panel.h) on top. Each edit goes through ConfigEditor: a valid config reaches the running
+// pipeline at the next frame (unless the preview holds it); an invalid one stays a draft with
+// validate()'s message under the knob it names.
 #include <map>
 #include <string>
 #include <string_view>

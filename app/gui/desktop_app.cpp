@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <thread>
 
 #include <fmt/format.h>
@@ -50,6 +51,7 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
     if (options.open_window == "sweep" || options.run_sweep > 0) sweep_.open();
     if (options.run_sweep > 0) sweep_.run(*state_, options.run_sweep);
     controls_collapsed_ = options.controls_collapsed;
+    if (!options.preview_edits.empty()) hold_for_preview(options.preview_edits);
     if (options.preset) {
         controls_.select_preset(options.preset);
         show_at_its_zoom(*options.preset);
@@ -95,6 +97,29 @@ void DesktopApp::run_live(PipelineConfig config) {
     } catch (const std::exception& e) {
         files_.report_error("cannot run the capture's config here: " + std::string(e.what()));
     }
+}
+
+// --preview-edit (screenshots): the preview on, holding these edits, once the predictor is ready.
+void DesktopApp::hold_for_preview(const std::vector<std::string>& edits) {
+    if (!state_->live()) return;
+    state_->set_previewing(true);
+    while (state_->preview().preparing()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (const std::string& edit : edits) {
+        const size_t eq = edit.find('=');
+        const Knob& changed = knob(edit.substr(0, eq));  // gui_command.cpp checked both parts
+        const nlohmann::json value = changed.parse(edit.substr(eq + 1));
+        state_->editor().edit([&](PipelineConfig& c) { changed.set(c, value); });
+    }
+    // What the panel will show, for the tests that check the screenshot's run.
+    const ConfigEditor& editor = state_->editor();
+    for (const KnobDifference& d : knob_differences(editor.applied(), editor.draft()))
+        fmt::print("preview: {}: {} -> {}\n", d.knob->key, d.a, d.b);
+    const std::optional<Metrics> now = state_->preview().predicted(editor.applied()),
+                                 edited = state_->preview().predicted(editor.draft());
+    if (now && edited)
+        fmt::print("preview: predicted samples/s {:.0f} -> {:.0f}, GPU waiting for data {} -> {}\n",
+                   now->samples_per_s, edited->samples_per_s, format_share(now->stall),
+                   format_share(edited->stall));
 }
 
 void DesktopApp::take_changes() {

@@ -5,6 +5,8 @@
 // builds the ImGui frame and draws it. What the app shows (a live run, a capture) is replaced only
 // between frames: opening a capture, comparing, or running a capture's config live.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/gui/advisor_window.h"
 #include "app/gui/app_window.h"
@@ -44,6 +46,7 @@ class DesktopApp {
     void show_at_its_zoom(const Preset& preset);
     // Between frames: a capture opened or compared, a capture's config run live, files dropped.
     void take_changes();
+    void hold_for_preview(const std::vector<std::string>& edits);
     void replace_state(std::unique_ptr<AppState> state);
     void run_live(PipelineConfig config);
 

@@ -11,6 +11,7 @@
 #include "app/gui/app_window.h"
 #include "app/gui/desktop_app.h"
 #include "app/gui/model/synthetic_trace.h"
+#include "core/config/knobs.h"
 #include "core/device/calibration.h"
 #include "core/io/capture.h"
 #include "core/lab/lesson.h"
@@ -182,6 +183,20 @@ void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mou
         ->check(CLI::Range(0, 100))
         ->group("");
     cmd.add_option("--select-last", options.select_last, "Select the last SECONDS of the view (screenshots)")
+        ->group("");
+    cmd.add_option("--preview-edit", options.preview_edits,
+                   "Turn the Controls' preview on with this edit held in it, KNOB=VALUE (screenshots)")
+        ->check([](const std::string& edit) -> std::string {
+            const size_t eq = edit.find('=');
+            const Knob* knob = eq == std::string::npos ? nullptr : find_knob(edit.substr(0, eq));
+            if (!knob) return "expected KNOB=VALUE with a knob's config key, e.g. num_workers=4";
+            try {
+                knob->parse(edit.substr(eq + 1));
+            } catch (const KnobValueError& e) {
+                return fmt::format("{} {}", knob->key, e.what());
+            }
+            return {};
+        })
         ->group("");
 }
 

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/gui/model/ui_settings.h"
 #include "core/config/presets.h"
@@ -39,6 +40,8 @@ struct GuiOptions {
     bool presentation = false;   // --presentation: full screen, large type, the lesson beside the timeline
     int lesson_page = 0;         // the lesson's page to show at first (screenshots)
     double run_sweep = 0;        // > 0: the Sweep window runs its first grid at once, this many seconds each
+    std::vector<std::string>
+        preview_edits;  // --preview-edit KNOB=VALUE: the Controls' preview, holding these
 };
 
 }  // namespace pinscope::gui

@@ -136,12 +136,27 @@ void AppState::tick(TimeNs now, std::optional<TimeNs> view_start) {
         return;
     }
     frame_.reset();
-    if (std::optional<PipelineConfig> change = editor_.take_change()) apply_error_ = live_->apply(*change);
+    if (stopped_for_measure_ && !preview_.preparing()) {
+        stopped_for_measure_ = false;
+        apply_error_ = live_->apply(editor_.applied());  // starts again with what ran
+    }
+    if (!stopped_for_measure_)
+        if (std::optional<PipelineConfig> change = editor_.take_change())
+            apply_error_ = live_->apply(*change);
     live_->refresh();
     frame_.emplace(live_->read());
     history_ = live_->history();
     if (recording_) recording_->update(store(), now);
     allow_eviction(view_start.value_or(now));
+}
+
+void AppState::set_previewing(bool on) {
+    if (!live_) return;
+    editor_.set_previewing(on);
+    if (on && preview_.prepare()) {
+        live_->stop();  // the host's own rates, not what the pipeline leaves of them
+        stopped_for_measure_ = true;
+    }
 }
 
 // The collector evicts in large steps on its own thread; this only says how far back it may cut.

@@ -14,6 +14,7 @@
 #include "app/gui/model/config_editor.h"
 #include "app/gui/model/live_session.h"
 #include "app/gui/model/metrics_history.h"
+#include "app/gui/model/prediction_preview.h"
 #include "app/gui/model/recording.h"
 #include "core/io/capture.h"
 
@@ -74,6 +75,15 @@ class AppState {
     // Why the last valid edit could not be applied (e.g. the device asked for is not there); empty if it was.
     const std::string& apply_error() const { return apply_error_; }
 
+    // Preview before applying (live only): edits wait in the draft for editor().apply_edits() while
+    // preview() says what they would change. The first time in a process the live pipeline stops for
+    // about a second while the predictor measures this host, and starts again after.
+    void set_previewing(bool on);
+    bool previewing() const { return editor_.previewing(); }
+    PredictionPreview& preview() { return preview_; }
+    // The live pipeline is stopped while the predictor measures this host.
+    bool measuring_host() const { return stopped_for_measure_; }
+
     const MetricsHistory& history() const { return history_; }
     // Where the timeline's clock reads 0: when the run started (or the trace's first event).
     TimeNs time_origin() const;
@@ -103,6 +113,8 @@ class AppState {
     std::optional<Comparison> comparison_;
     ConfigEditor editor_;
     std::string apply_error_;
+    PredictionPreview preview_;
+    bool stopped_for_measure_ = false;
     MetricsHistory history_;
     std::unique_ptr<Recording> recording_;
 };

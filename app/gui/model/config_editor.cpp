@@ -1,5 +1,7 @@
 #include "app/gui/model/config_editor.h"
 
+#include <utility>
+
 #include "app/gui/model/live_session.h"
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
@@ -49,8 +51,19 @@ const ConfigIssue* ConfigEditor::warning_for(std::string_view option) const {
     return nullptr;
 }
 
+void ConfigEditor::apply_edits() {
+    apply_requested_ = true;
+}
+
+void ConfigEditor::discard_edits() {
+    draft_ = applied_;
+    apply_requested_ = false;
+    revalidate();
+}
+
 std::optional<PipelineConfig> ConfigEditor::take_change() {
-    if (!has_pending_change()) return std::nullopt;
+    const bool requested = std::exchange(apply_requested_, false);
+    if (!has_edits() || (previewing_ && !requested)) return std::nullopt;
     applied_ = draft_;
     ++changes_taken_;
     return applied_;

@@ -37,9 +37,20 @@ class ConfigEditor {
     // PyTorch's rule, shown as a disabled widget: prefetch_factor means nothing without workers.
     bool prefetch_factor_applies() const { return draft_.num_workers > 0; }
 
-    // The draft, when it is valid and differs from what was applied; it then counts as applied.
+    // The draft, when it is valid and differs from what was applied (and is not held for a preview);
+    // it then counts as applied.
     std::optional<PipelineConfig> take_change();
-    bool has_pending_change() const { return validation_.ok() && !(draft_ == applied_); }
+    bool has_pending_change() const { return !previewing_ && has_edits(); }
+    // The draft is valid and differs from what was applied.
+    bool has_edits() const { return validation_.ok() && !(draft_ == applied_); }
+
+    // Preview: edits stay in the draft, for the predictor to compare with what runs, until apply_edits()
+    // hands them over (at the next take_change) or discard_edits() puts the draft back to what runs.
+    // Turning preview off hands over what it held.
+    void set_previewing(bool on) { previewing_ = on; }
+    bool previewing() const { return previewing_; }
+    void apply_edits();
+    void discard_edits();
     int changes_taken() const { return changes_taken_; }
 
     // The defaults the app starts from (PipelineConfig's, run unbounded).
@@ -53,6 +64,8 @@ class ConfigEditor {
     Validation validation_;
     unsigned host_cores_;
     int changes_taken_ = 0;
+    bool previewing_ = false;
+    bool apply_requested_ = false;  // apply_edits() while previewing: the next take_change hands over
 };
 
 }  // namespace pinscope::gui

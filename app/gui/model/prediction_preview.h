@@ -1,0 +1,57 @@
+#pragma once
+// The Controls' preview of an edit: what the predictor (core/model/predict.h) says the config that runs
+// and the edited draft will measure, so that a slider's effect shows before it is applied.
+//
+// The predictor needs this host's rates, measured once per process (about a second, both cores busy).
+// That runs on a thread of its own, and the owner (AppState) stops the live pipeline meanwhile, so the
+// figures are the host's and not what the pipeline leaves of it.
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <optional>
+#include <vector>
+
+#include "core/analysis/metrics.h"
+#include "core/config/pipeline_config.h"
+
+namespace pinscope::gui {
+
+class PredictionPreview {
+  public:
+    struct Model {
+        std::function<bool()> ready;      // the predictor can run at once
+        std::function<void()> get_ready;  // makes it so; may take a while, so it runs on its own thread
+        // What a config measures, nullopt where the model does not apply; about 0.1 ms once ready.
+        std::function<std::optional<Metrics>(const PipelineConfig&)> predict;
+    };
+    // core/model's predictor on this host's rates, for the steady state a live run shows.
+    static Model pipeline_model();
+
+    explicit PredictionPreview(Model model = pipeline_model());
+    ~PredictionPreview();  // waits for a measurement under way
+    PredictionPreview(const PredictionPreview&) = delete;
+    PredictionPreview& operator=(const PredictionPreview&) = delete;
+
+    // Starts readying the predictor unless it is ready or on its way: true when it started now, and the
+    // owner should keep the host quiet until preparing() turns false.
+    bool prepare();
+    bool preparing();
+    bool ready() const { return model_.ready(); }
+
+    // What `config` will measure: nullopt until ready, and where the model does not apply (a real GPU).
+    // The last few configs asked for are kept, so asking again in every frame costs nothing.
+    std::optional<Metrics> predicted(const PipelineConfig& config);
+
+  private:
+    struct Kept {
+        PipelineConfig config;
+        std::optional<Metrics> metrics;
+    };
+    static constexpr size_t kKept = 8;
+
+    Model model_;
+    std::future<void> getting_ready_;
+    std::vector<Kept> kept_;  // newest last
+};
+
+}  // namespace pinscope::gui

@@ -1,0 +1,96 @@
+#include "app/gui/preview_panel.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/gui/text_field.h"
+#include "app/gui/ui_style.h"
+#include "core/analysis/units.h"
+#include "core/config/knobs.h"
+#include "core/lab/sweep.h"
+
+namespace pinscope::gui {
+namespace {
+
+constexpr const char* kPreviewHelp =
+    "Edits wait here instead of reaching the running pipeline. The predictor (docs/predict.md), a model "
+    "of the pipeline on this host's measured rates, says what the running config and the edited one will "
+    "measure on the simulated GPU, in about a tenth of a millisecond each. Apply hands the edits over.";
+
+std::string change_of(double now, double edited) {
+    if (now <= 0) return "";
+    const double change = edited / now - 1;
+    if (std::abs(change) < 0.005) return "same";
+    return fmt::format("{:+.0f}%", change * 100);
+}
+
+// One metric's row: its name, the predicted value now and with the edits.
+void row(const char* name, const std::string& now, const std::string& edited,
+         const std::string& change = "") {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(now.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(change.empty() ? edited.c_str() : (edited + "  " + change).c_str());
+}
+
+void predictions(const Metrics& now, const Metrics& edited) {
+    if (!ImGui::BeginTable("##preview", 3, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+    ImGui::TableSetupColumn("predicted");
+    ImGui::TableSetupColumn("running");
+    ImGui::TableSetupColumn("with edits");
+    ImGui::TableHeadersRow();
+    row("samples/s", short_samples_rate(now.samples_per_s), short_samples_rate(edited.samples_per_s),
+        change_of(now.samples_per_s, edited.samples_per_s));
+    row("GPU waits for data", format_share(now.stall), format_share(edited.stall));
+    row("GPU busy", format_share(now.gpu_busy), format_share(edited.gpu_busy));
+    row("copy/kernel overlap", format_share(now.overlap), format_share(edited.overlap));
+    ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_preview(AppState& state, Theme theme) {
+    bool on = state.previewing();
+    if (ImGui::Checkbox("Preview edits before applying", &on)) state.set_previewing(on);
+    help_marker(kPreviewHelp);
+    if (!on) return;
+    if (state.measuring_host()) {
+        wrapped_message(muted_colour(theme),
+                        "Measuring this host's CPU and memory rates for the predictor (about a second, once; "
+                        "the pipeline is stopped meanwhile)...");
+        return;
+    }
+    ConfigEditor& editor = state.editor();
+    const std::vector<KnobDifference> edits = knob_differences(editor.applied(), editor.draft());
+    if (edits.empty()) {
+        wrapped_message(muted_colour(theme), "Move a slider: the edit waits here with its predicted effect.");
+    } else {
+        for (const KnobDifference& d : edits)
+            ImGui::BulletText("%s", fmt::format("{}: {} -> {}", d.knob->key, d.a, d.b).c_str());
+    }
+    const std::optional<Metrics> now = state.preview().predicted(editor.applied());
+    if (!now) {
+        wrapped_message(muted_colour(theme),
+                        "The predictor models the simulated GPU, and this pipeline runs on a real one: edits "
+                        "wait for Apply, without a prediction.");
+    } else if (!edits.empty() && editor.validation().ok()) {
+        if (const std::optional<Metrics> edited = state.preview().predicted(editor.draft()))
+            predictions(*now, *edited);
+    }
+    ImGui::BeginDisabled(!editor.has_edits());
+    if (ImGui::Button("Apply edits")) editor.apply_edits();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(edits.empty());
+    if (ImGui::Button("Discard")) editor.discard_edits();
+    ImGui::EndDisabled();
+}
+
+}  // namespace pinscope::gui
