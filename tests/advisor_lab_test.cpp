@@ -147,7 +147,7 @@ TEST_CASE(
     check_fix_moves_its_metric(config, run, *deep, 0.5);
 }
 
-// On a host with the cores its four workers need, the tuned preset is not input-bound at all. On CI's
+// On a host with the cores its five workers need, the tuned preset is not input-bound at all. On CI's
 // two cores it is (collating 38 MB batches takes both cores: stall about 0.6), and the advisor rightly
 // says so; what the preset tuned (pinned memory collated in place, non_blocking copies on two streams,
 // a prefetch that matches the workers) must draw no finding there.
