@@ -227,9 +227,14 @@ TEST_CASE("an invalid reconfiguration is refused and the pipeline keeps running"
     CHECK_THROWS_WITH_AS(session.reconfigure(bad),
                          doctest::Contains("num_workers option should be non-negative"),
                          std::invalid_argument);
+    // The first pipeline is built on the session's thread; under ThreadSanitizer on a slow host that can
+    // take longer than any fixed sleep, so wait for it (or 10 s), then let the refused edit have its chance.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (session.status().generation == 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     CHECK(session.status().state == SessionState::running);
-    CHECK(session.status().generation == 1);
+    CHECK(session.status().generation == 1);  // the refused config built no new pipeline
     session.stop();
 }
 
