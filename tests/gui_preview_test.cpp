@@ -2,6 +2,8 @@
 // change, then applied or discarded (ConfigEditor, PredictionPreview and AppState, without a window).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "app/gui/model/app_state.h"
@@ -85,6 +87,47 @@ TEST_CASE("the preview has nothing before its model is ready, then asks it once 
         CHECK(preview.predicted(four)->samples_per_s == 4000);
     }
     CHECK(asked == 2);
+}
+
+TEST_CASE("hovering a slider shows the predicted samples/s across its range, with the value now marked") {
+    int asked = 0;
+    PredictionPreview preview({.ready = [] { return true; },
+                               .get_ready = [] {},
+                               .predict =
+                                   [&](const PipelineConfig& config) {
+                                       ++asked;
+                                       Metrics m;
+                                       m.samples_per_s = 1000.0 * std::min<int64_t>(config.num_workers, 6);
+                                       return std::optional(m);
+                                   }});
+    PipelineConfig base = on_sim();
+    base.num_workers = 3;
+    const Knob& workers = knob("num_workers");
+    const PredictionPreview::Curve* curve = preview.curve(base, workers);
+    REQUIRE(curve);
+    REQUIRE(curve->values.size() == curve->samples_per_s.size());
+    CHECK(curve->values.size() >= 9);
+    CHECK(curve->values.size() <= PredictionPreview::kCurvePoints + 1);
+    CHECK(curve->values.front() == workers.slider_low());
+    CHECK(curve->values.back() == workers.slider_high());
+    CHECK(curve->values[curve->nearest] == 3);  // the value now is a point of its own
+    CHECK(curve->samples_per_s[curve->nearest] == 3000);
+    CHECK(curve->samples_per_s.back() == 6000);
+    const int asked_once = asked;
+    CHECK(preview.curve(base, workers) == curve);  // kept: hovering costs nothing after the first frame
+    CHECK(asked == asked_once);
+
+    // A config that validate() refuses is no point of the curve (prefetch_factor with num_workers=0).
+    base.prefetch_factor = 4;
+    const PredictionPreview::Curve* with_prefetch = preview.curve(base, workers);
+    REQUIRE(with_prefetch);
+    CHECK(std::isnan(with_prefetch->samples_per_s.front()));
+    CHECK_FALSE(std::isnan(with_prefetch->samples_per_s[1]));
+
+    // Knobs the model leaves out, and a real GPU, have no curve.
+    CHECK(preview.curve(base, knob("seed")) == nullptr);
+    base.device = DeviceChoice::cuda;
+    CHECK(preview.curve(base, workers) == nullptr);
 }
 
 TEST_CASE(

@@ -63,6 +63,7 @@ void ControlsWindow::draw(AppState& state, Theme theme, const Rect& rect, bool& 
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Hide the Controls to a strip (Ctrl+B): more room for the timeline");
     ConfigEditor& editor = state.editor();
+    preview_ = state.live() && state.previewing() ? &state.preview() : nullptr;
     if (!state.live()) {
         wrapped_message(muted_colour(theme),
                         state.capture()
@@ -130,6 +131,7 @@ void ControlsWindow::knob_widget(ConfigEditor& editor, const Knob& knob) {
             changed = text_knob(knob, value);
             break;
     }
+    if (preview_ && ImGui::IsItemHovered()) curve_tooltip(*preview_, draft, knob);
     ImGui::EndDisabled();
     if (ImGui::IsItemVisible()) drawn_.push_back(knob.key);
     help_marker(std::string(knob.help).c_str());

@@ -44,6 +44,7 @@ class ControlsWindow {
     std::map<std::string_view, std::string> typed_;         // text being typed, which may not parse yet
     std::map<std::string_view, std::string> parse_errors_;  // why the typed text does not parse
     std::vector<std::string_view> drawn_;
+    PredictionPreview* preview_ = nullptr;  // this frame's, while the preview is on
     int preset_ = -1;
     const Preset* chosen_ = nullptr;
 };

@@ -1,8 +1,10 @@
 #include "app/gui/preview_panel.h"
 
+#include <cfloat>
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <imgui.h>
@@ -91,6 +93,50 @@ void draw_preview(AppState& state, Theme theme) {
     ImGui::BeginDisabled(edits.empty());
     if (ImGui::Button("Discard")) editor.discard_edits();
     ImGui::EndDisabled();
+}
+
+void curve_tooltip(PredictionPreview& preview, const PipelineConfig& base, const Knob& knob) {
+    const PredictionPreview::Curve* curve = preview.curve(base, knob);
+    if (!curve || curve->values.size() < 2) return;
+    std::vector<float> rates;
+    size_t best = 0;
+    for (size_t i = 0; i < curve->samples_per_s.size(); ++i) {
+        const double r = curve->samples_per_s[i];
+        rates.push_back(std::isnan(r) ? 0.f : static_cast<float>(r));
+        if (!std::isnan(r) && (std::isnan(curve->samples_per_s[best]) || r > curve->samples_per_s[best]))
+            best = i;
+    }
+    PipelineConfig shown = base;
+    auto label_at = [&](size_t i) {
+        const double v = curve->values[i];
+        knob.set(shown, knob.type == KnobType::integer ? nlohmann::json(static_cast<int64_t>(v))
+                                                       : nlohmann::json(v));
+        return knob.label(shown);
+    };
+    ImVec4 opaque = ImGui::GetStyleColorVec4(ImGuiCol_PopupBg);
+    opaque.w = 1.f;  // the panel's text must not show through the plot
+    ImGui::PushStyleColor(ImGuiCol_PopupBg, opaque);
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(
+        fmt::format("predicted samples/s by {}, the other knobs as set", knob.key).c_str());
+    const float width = ImGui::GetFontSize() * 22.f, height = ImGui::GetFontSize() * 5.f;
+    ImGui::PlotLines("##curve", rates.data(), static_cast<int>(rates.size()), 0, nullptr, 0.f, FLT_MAX,
+                     ImVec2(width, height));
+    // The value now, as a line across the plot.
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    const float x = lo.x + (hi.x - lo.x) * static_cast<float>(curve->nearest) /
+                               static_cast<float>(curve->values.size() - 1);
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(x, lo.y), ImVec2(x, hi.y), IM_COL32(255, 255, 255, 160), 1.5f);
+    ImGui::TextUnformatted(fmt::format("{} .. {}; now {}: {}", label_at(0),
+                                       label_at(curve->values.size() - 1), label_at(curve->nearest),
+                                       short_samples_rate(curve->samples_per_s[curve->nearest]))
+                               .c_str());
+    if (!std::isnan(curve->samples_per_s[best]))
+        ImGui::TextUnformatted(
+            fmt::format("highest at {}: {}", label_at(best), short_samples_rate(curve->samples_per_s[best]))
+                .c_str());
+    ImGui::EndTooltip();
+    ImGui::PopStyleColor();
 }
 
 }  // namespace pinscope::gui

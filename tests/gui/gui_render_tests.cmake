@@ -118,10 +118,12 @@ set_tests_properties(gui_presentation_shows_the_question_in_large_type PROPERTIE
                      FIXTURES_REQUIRED gui_presentation ENVIRONMENT "PINSCOPE_SCREENSHOT=${PRESENTATION_SHOT}"
                      FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
 
-# The Controls' preview holding an edit: the predictor says what it changes before it is applied.
+# The Controls' preview holding an edit: the predictor says what it changes before it is applied, and the
+# pointer over the num_workers slider shows the predicted curve across its range.
 set(PREVIEW_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_preview.png)
 add_test(NAME gui_preview_screenshot
          COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --preset "Loading-bound (io_us)"
-                 --preview-edit num_workers=8 --frames 60 --size 1600x900 --screenshot ${PREVIEW_SHOT})
+                 --preview-edit num_workers=8 --mouse 126,472 --frames 60 --size 1600x900
+                 --screenshot ${PREVIEW_SHOT})
 set_tests_properties(gui_preview_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 RUN_SERIAL TRUE
                      PASS_REGULAR_EXPRESSION "preview: num_workers: 0 -> 8\npreview: predicted samples/s [0-9]+ -> [0-9]+")

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
+#include "core/config/validate.h"
 #include "core/model/host_rates.h"
 #include "core/model/predict.h"
 
@@ -56,6 +58,57 @@ std::optional<Metrics> PredictionPreview::predicted(const PipelineConfig& config
     if (kept_.size() == kKept) kept_.erase(kept_.begin());
     kept_.push_back({config, model_.predict(config)});
     return kept_.back().metrics;
+}
+
+namespace {
+
+// Up to `points` values across a knob's slider: every integer where they fit, else evenly spaced (in
+// log space for a logarithmic slider).
+std::vector<double> slider_values(const Knob& knob, size_t points) {
+    const double low = knob.slider_low(), high = knob.slider_high();
+    std::vector<double> values;
+    if (!std::isfinite(low) || !std::isfinite(high) || high <= low) return values;
+    if (knob.type == KnobType::integer && high - low + 1 <= static_cast<double>(points)) {
+        for (double v = low; v <= high; ++v) values.push_back(v);
+        return values;
+    }
+    const bool log_scale = knob.logarithmic && low > 0;
+    for (size_t i = 0; i < points; ++i) {
+        const double f = static_cast<double>(i) / static_cast<double>(points - 1);
+        double v = log_scale ? low * std::pow(high / low, f) : low + f * (high - low);
+        if (knob.type == KnobType::integer) v = std::round(v);
+        if (values.empty() || v != values.back()) values.push_back(v);
+    }
+    return values;
+}
+
+}  // namespace
+
+const PredictionPreview::Curve* PredictionPreview::curve(const PipelineConfig& base, const Knob& knob) {
+    // What the model runs on: the loader's, the workload's and the GPU's numbers, but for ones it leaves out.
+    const bool modelled = knob.has_range() && knob.group != KnobGroup::length && knob.key != "seed" &&
+                          knob.key != "fail_at_sample" && knob.key != "pinned_budget_mb";
+    if (!model_.ready() || !modelled || base.device == DeviceChoice::cuda) return nullptr;
+    if (curve_base_ && *curve_base_ == base && curve_.knob == &knob) return &curve_;
+    curve_ = Curve{.knob = &knob, .values = slider_values(knob, kCurvePoints)};
+    curve_base_ = base;
+    // The value now is a point of the curve, so that its mark sits on what the slider shows.
+    const double at = knob.get(base).is_number() ? knob.get(base).get<double>() : knob.unset_means;
+    std::vector<double>& values = curve_.values;
+    if (!values.empty() && at >= values.front() && at <= values.back() &&
+        !std::binary_search(values.begin(), values.end(), at))
+        values.insert(std::upper_bound(values.begin(), values.end(), at), at);
+    for (size_t i = 0; i < curve_.values.size(); ++i) {
+        PipelineConfig config = base;
+        const double v = curve_.values[i];
+        knob.set(config, knob.type == KnobType::integer ? nlohmann::json(static_cast<int64_t>(v))
+                                                        : nlohmann::json(v));
+        std::optional<Metrics> m;
+        if (validate(config).ok()) m = model_.predict(config);
+        curve_.samples_per_s.push_back(m ? m->samples_per_s : std::nan(""));
+        if (std::abs(v - at) < std::abs(curve_.values[curve_.nearest] - at)) curve_.nearest = i;
+    }
+    return &curve_;
 }
 
 }  // namespace pinscope::gui

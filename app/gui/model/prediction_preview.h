@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/analysis/metrics.h"
+#include "core/config/knobs.h"
 #include "core/config/pipeline_config.h"
 
 namespace pinscope::gui {
@@ -42,6 +43,18 @@ class PredictionPreview {
     // The last few configs asked for are kept, so asking again in every frame costs nothing.
     std::optional<Metrics> predicted(const PipelineConfig& config);
 
+    // The predicted samples/s of `base` with `knob` at up to kCurvePoints values across its slider and
+    // at its value now: what hovering a slider shows. NaN where the config is not valid. nullptr until
+    // ready, for knobs the model leaves out (seed, lengths, ...) and on a real GPU; the last curve asked
+    // for is kept.
+    struct Curve {
+        const Knob* knob = nullptr;
+        std::vector<double> values, samples_per_s;
+        size_t nearest = 0;  // the value nearest base's
+    };
+    static constexpr size_t kCurvePoints = 17;
+    const Curve* curve(const PipelineConfig& base, const Knob& knob);
+
   private:
     struct Kept {
         PipelineConfig config;
@@ -52,6 +65,8 @@ class PredictionPreview {
     Model model_;
     std::future<void> getting_ready_;
     std::vector<Kept> kept_;  // newest last
+    std::optional<PipelineConfig> curve_base_;
+    Curve curve_;
 };
 
 }  // namespace pinscope::gui
