@@ -78,8 +78,10 @@ TEST_CASE("README lesson: on a 2-core machine PyTorch's pin thread is slower tha
 TEST_CASE("README lesson: workers beyond the cores help with waiting, not with CPU work") {
     const std::string cpu2 = "run --device sim --pin-mode direct --decode-us 200 --num-workers 2 --seconds 3";
     const std::string cpu8 = "run --device sim --pin-mode direct --decode-us 200 --num-workers 8 --seconds 3";
-    const std::string io2 = "run --device sim --pin-mode direct --io-us 200 --num-workers 2 --seconds 3";
-    const std::string io8 = "run --device sim --pin-mode direct --io-us 200 --num-workers 8 --seconds 3";
+    const std::string io2 =
+        "run --device sim --pin-mode direct --sample-shape 3x64x64 --io-us 400 --num-workers 2 --seconds 3";
+    const std::string io8 =
+        "run --device sim --pin-mode direct --sample-shape 3x64x64 --io-us 400 --num-workers 8 --seconds 3";
     for (const std::string& c : {cpu2, cpu8, io2, io8}) quoted_in_readme(c);
     const double c2 = metric(run(cpu2.substr(4)), "samples_per_s"),
                  c8 = metric(run(cpu8.substr(4)), "samples_per_s");
