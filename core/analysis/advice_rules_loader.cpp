@@ -3,11 +3,13 @@
 // workers than the host has cores.
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "core/analysis/advice_rules.h"
 #include "core/analysis/units.h"
+#include "core/config/knobs.h"
 
 namespace pinscope {
 
@@ -17,8 +19,10 @@ bool cpu_bound_workers(const PipelineConfig& config) {
 
 namespace {
 
-constexpr int kMaxWorkers = 256;  // the knob's range
-constexpr int kMaxPrefetch = 64;
+// A fix stays within the knob's range (the knob table's).
+int highest(std::string_view key) {
+    return static_cast<int>(knob(key).max);
+}
 
 double p50_us(const Metrics& m, SpanKind kind) {
     for (const StageLatency& l : m.latencies)
@@ -36,7 +40,7 @@ int workers_needed(const AdviceFacts& f) {
     const double fetch = p50_us(f.metrics, SpanKind::fetch);
     const double period = std::max({c.kernel_us, p50_us(f.metrics, SpanKind::h2d) * c.chunks, 1.0});
     int needed = static_cast<int>(std::ceil(fetch / period)) + 1;
-    const int step = std::min(kMaxWorkers, std::max(2 * c.num_workers, c.num_workers + 4));
+    const int step = std::min(highest("num_workers"), std::max(2 * c.num_workers, c.num_workers + 4));
     needed = std::clamp(needed, c.num_workers + 1, step);
     if (cpu_bound_workers(c)) needed = std::min(needed, static_cast<int>(f.cores));
     return needed;
@@ -146,7 +150,7 @@ std::optional<Finding> prefetch_too_shallow(const AdviceFacts& f) {
     if (idle_workers < 0.5) return std::nullopt;  // most workers busy: they are too few, not held back
     const double cost = f.metrics.idle.loader * idle_workers;
     if (cost < kWorthFixing) return std::nullopt;
-    const int prefetch = std::min(kMaxPrefetch, c.effective_prefetch_factor() * 2);
+    const int prefetch = std::min(highest("prefetch_factor"), c.effective_prefetch_factor() * 2);
     if (prefetch <= c.effective_prefetch_factor()) return std::nullopt;
     Finding finding;
     finding.rule_id = "prefetch-too-shallow";

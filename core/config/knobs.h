@@ -97,7 +97,7 @@ struct Knob {
     // What is wrong with the value in `config` (range, rule), as a message that names the knob and a
     // fix; nullopt when it is fine.
     std::optional<std::string> problem(const PipelineConfig& config) const;
-    // "streams should be between 1 and 16; use 1 for PyTorch's default stream."
+    // "<knob> should be between <min> and <max>; <the knob's advice>."
     std::string range_message() const;
     bool has_range() const { return type == KnobType::integer || type == KnobType::number; }
     bool applies_to(const PipelineConfig& config) const { return !applies || applies(config); }

@@ -5,6 +5,7 @@
 
 #include "core/device/sim/pageable_staging.h"
 #include "core/model/model_gpu.h"
+#include "core/pipeline/worker_assignment.h"
 
 // Index of this file:
 // [SECTION] The host: threads, cores and the memory bus
@@ -159,9 +160,9 @@ class Model {
     bool step_loop();
     bool loop_get();
     void try_dispatch();
-    int pick_worker();
     void plan_batch();
     bool wake_after_gpu(HostThread& t);
+    bool op_call_over(HostThread& t);
     void block(HostThread& t) {
         if (t.phase != HostThread::Phase::blocked) blocked_since_ = now_;
         t.phase = HostThread::Phase::blocked;
@@ -203,8 +204,7 @@ class Model {
     // Train-loop side bookkeeping, as in DataLoader.
     int64_t send_index_ = 0, receive_index_ = 0;
     int outstanding_ = 0;
-    std::vector<int> tasks_per_worker_;
-    int next_worker_ = 0;
+    WorkerAssignment assignment_{config_.num_workers, config_.in_order};
     std::vector<int64_t> arrival_order_;  // in_order=false: batches as they arrive
     size_t arrival_head_ = 0;
 
@@ -245,7 +245,6 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
     for (HostThread& t : threads_) thread_ptrs_.push_back(&t);
     index_queues_.resize(static_cast<size_t>(workers_));
     index_heads_.assign(static_cast<size_t>(workers_), 0);
-    tasks_per_worker_.assign(static_cast<size_t>(workers_), 0);
     batches_.reserve(static_cast<size_t>(batch_limit) + 64);
     // The tail of a non-blocking pageable H2D still moving when its caller is let go (sim_device.cpp).
     if (!config.pin_memory) {
@@ -437,23 +436,11 @@ bool Model::step_pin() {
 // [SECTION] The train loop
 //------------------------------------------------------------------------------------------------------------
 
-int Model::pick_worker() {
-    int chosen = next_worker_;
-    if (!config_.in_order)
-        for (int k = 0; k < workers_; ++k) {
-            const int w = (next_worker_ + k) % workers_;
-            if (tasks_per_worker_[w] < tasks_per_worker_[chosen]) chosen = w;
-        }
-    next_worker_ = (chosen + 1) % workers_;
-    return chosen;
-}
-
 void Model::try_dispatch() {
     if (outstanding_ >= config_.max_outstanding()) return;
-    const int worker = pick_worker();
+    const int worker = assignment_.assign();
     const int64_t index = send_index_++;
     batch(index).worker = worker;
-    ++tasks_per_worker_[worker];
     ++outstanding_;
     send(worker, index, now_ + handoff_ns_);
 }
@@ -548,7 +535,7 @@ bool Model::loop_get() {
     else
         ++arrival_head_;
     current_ = next;
-    --tasks_per_worker_[batch(next).worker];
+    assignment_.delivered(batch(next).worker);
     --outstanding_;
     try_dispatch();
     t.phase = HostThread::Phase::idle;
@@ -566,6 +553,17 @@ bool Model::wake_after_gpu(HostThread& t) {
     }
     t.sleep(now_, gpu_wake_ns_);
     return t.phase == HostThread::Phase::sleeping;
+}
+
+// The copy or kernel call the train loop made is over (after its wake-up, if it was blocked): on to the
+// batch's next op.
+bool Model::op_call_over(HostThread& t) {
+    if (wake_after_gpu(t)) return true;
+    close_span();
+    t.phase = HostThread::Phase::idle;
+    ++plan_at_;
+    loop_step_ = LoopStep::issue_call;
+    return true;
 }
 
 bool Model::step_loop() {
@@ -649,12 +647,7 @@ bool Model::step_loop() {
                 return true;
             }
             if (op.kind != OpKind::kernel && !config_.non_blocking && !gpu_.done(pending_op_)) return false;
-            if (wake_after_gpu(t)) return true;
-            close_span();
-            t.phase = HostThread::Phase::idle;
-            ++plan_at_;
-            loop_step_ = LoopStep::issue_call;
-            return true;
+            return op_call_over(t);
         }
         case LoopStep::stage: {
             if (t.busy(now_)) return false;
@@ -669,12 +662,7 @@ bool Model::step_loop() {
             const bool let_go = gpu_.done(pending_op_) || (config_.non_blocking && op.kind == OpKind::h2d &&
                                                            op.remaining <= tail_bytes_ + op.rate * 0.5);
             if (!let_go) return false;
-            if (wake_after_gpu(t)) return true;
-            close_span();
-            t.phase = HostThread::Phase::idle;
-            ++plan_at_;
-            loop_step_ = LoopStep::issue_call;
-            return true;
+            return op_call_over(t);
         }
         case LoopStep::record:  // an event per stream the batch used
             if (t.busy(now_)) return false;

@@ -25,7 +25,6 @@ DataLoader::DataLoader(const PipelineConfig& config, LoaderContext context)
     record_levels();
     if (workers_ == 0) return;
 
-    tasks_per_worker_.assign(workers_, 0);
     for (int w = 0; w < workers_; ++w) index_queues_.push_back(std::make_unique<BlockingQueue<IndexBatch>>());
     if (pinned_pool_) data_queue_ = &pinned_results_;
     for (int w = 0; w < workers_; ++w)
@@ -54,25 +53,11 @@ void DataLoader::interrupt() {
     if (pinned_pool_) pinned_pool_->close();
 }
 
-int DataLoader::pick_worker() {
-    // in_order: strict round robin, batch i to worker i mod W. Otherwise the least-loaded worker,
-    // searching from the round-robin position so ties still rotate.
-    int chosen = next_worker_;
-    if (!config_.in_order)
-        for (int k = 0; k < workers_; ++k) {
-            const int w = (next_worker_ + k) % workers_;
-            if (tasks_per_worker_[w] < tasks_per_worker_[chosen]) chosen = w;
-        }
-    next_worker_ = (chosen + 1) % workers_;
-    return chosen;
-}
-
 void DataLoader::try_dispatch() {
     if (outstanding_ >= max_outstanding_ || stop_) return;
-    const int worker = pick_worker();
+    const int worker = assignment_.assign();
     const int64_t index = send_index_++;
     index_queues_[worker]->push(IndexBatch{index, index * config_.batch_size});
-    ++tasks_per_worker_[worker];
     ++outstanding_;
     record_levels();
 }
@@ -95,7 +80,7 @@ std::optional<LoadedBatch> DataLoader::next_from_workers() {
             std::optional<LoadedBatch> arrived = data_queue_->pop();
             waiting.finish();
             if (!arrived) return std::nullopt;
-            --tasks_per_worker_[arrived->worker];
+            assignment_.delivered(arrived->worker);
             if (arrived->index == receive_index_) {
                 batch = std::move(arrived);
             } else {
@@ -109,7 +94,7 @@ std::optional<LoadedBatch> DataLoader::next_from_workers() {
         batch = data_queue_->pop();
         if (!batch) return std::nullopt;
         waiting.set_batch(batch->id);
-        --tasks_per_worker_[batch->worker];
+        assignment_.delivered(batch->worker);
     }
     --outstanding_;
     try_dispatch();  // each batch handed over lets exactly one more be dispatched

@@ -24,6 +24,7 @@
 #include "core/pipeline/host_buffer_pool.h"
 #include "core/pipeline/loaded_batch.h"
 #include "core/pipeline/pipeline_thread.h"
+#include "core/pipeline/worker_assignment.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -62,7 +63,6 @@ class DataLoader {
     };
 
     void try_dispatch();  // PyTorch's _try_put_index
-    int pick_worker();
     std::optional<LoadedBatch> next_inline();
     std::optional<LoadedBatch> next_from_workers();
     void record_levels();
@@ -92,8 +92,7 @@ class DataLoader {
     int64_t send_index_ = 0;
     int64_t receive_index_ = 0;
     int outstanding_ = 0;
-    std::vector<int> tasks_per_worker_;
-    int next_worker_ = 0;
+    WorkerAssignment assignment_{config_.num_workers, config_.in_order};
     std::map<int64_t, LoadedBatch> reorder_buffer_;
 
     std::vector<PipelineThread> threads_;  // last: joined first on destruction
