@@ -174,9 +174,9 @@ TEST_CASE("export writes a Perfetto trace, CSV, PNG and SVG of a capture, and re
     CHECK(run_pinscope("export " + capture + " --to svg --output " + out("t.svg")).exit_code == 0);
     CHECK(slurp(out("t.svg")).find("<svg") != std::string::npos);
 
-    for (const std::string bad : {"--to pdf --output " + out("t.pdf"), "--to png --output " + out("t.svg"),
-                                  "--to png --size 10x10 --output " + out("u.png"),
-                                  "--to png --window 2:1 --output " + out("u.png")}) {
+    for (const std::string& bad : {"--to pdf --output " + out("t.pdf"), "--to png --output " + out("t.svg"),
+                                   "--to png --size 10x10 --output " + out("u.png"),
+                                   "--to png --window 2:1 --output " + out("u.png")}) {
         const Result r = run_pinscope("export " + capture + " " + bad);
         CHECK_MESSAGE(r.exit_code == 2, bad);
         CHECK_MESSAGE(lines(r.err) == 1, r.err);
@@ -217,8 +217,17 @@ TEST_CASE("twenty damaged or foreign files each exit 2 with one line naming the 
     newer[8] = 9;
     std::string zero_version = good;
     zero_version[8] = 0;
+    // A byte in the middle of META's compressed frame (not wherever the file's middle falls: that may be
+    // a section header, which other cases cover).
+    size_t meta_stored = 0;  // the little-endian u64 "stored bytes" of the first section's header
+    for (int i = 7; i >= 0; --i) meta_stored = meta_stored << 8 | static_cast<uint8_t>(good[16 + 8 + i]);
+    REQUIRE(meta_stored > 8);
     std::string flipped = good;
-    flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x5A);
+    flipped[16 + 24 + meta_stored / 2] ^= 0x5A;
+    std::string section_reserved = good;
+    section_reserved[16 + 4] = 1;
+    std::string file_reserved = good;
+    file_reserved[12] = 1;
     std::string huge_stored = good, huge_raw = good;
     huge_stored[16 + 8 + 6] = 0x7F;                           // META's stored size: far beyond the file
     huge_raw[16 + 16 + 5] = 0x7F;                             // META's inflated size: terabytes
@@ -252,6 +261,8 @@ TEST_CASE("twenty damaged or foreign files each exit 2 with one line naming the 
          with_meta(meta, capture_format::section("STRS", std::string("\x01\x00", 2)) +
                              capture_format::section("SPAN", one_span))},
         {"corrupt zstd frame", flipped},
+        {"a section header's reserved bytes set", section_reserved},
+        {"the file header's reserved bytes set", file_reserved},
         {"bytes after END", good + "tail"},
     };
     REQUIRE(files.size() >= 20);

@@ -156,6 +156,9 @@ class SectionReader {
                             "update pinscope to "
                             "open it",
                             version, kCaptureFormatVersion));
+        // Format 1 writes zeros here; anything else is damage, not a feature this reader lacks (a later
+        // format that used these bytes would carry a newer version, refused above).
+        if (get_le(data + 12, 4) != 0) throw CaptureError("its file header is corrupt (reserved bytes set)");
         at_ = kFileHeaderBytes;
     }
 
@@ -170,8 +173,12 @@ class SectionReader {
         const uint64_t stored = get_le(data_ + at_ + 8, 8);
         const uint64_t raw = get_le(data_ + at_ + 16, 8);
         const size_t header_at = at_;
+        const bool reserved_clear = get_le(data_ + at_ + 4, 4) == 0;
         at_ += kSectionHeaderBytes;
         const std::string name = tag_name(section.tag);
+        if (!reserved_clear)
+            throw CaptureError(fmt::format(
+                "the header of section {} at byte {} is corrupt (reserved bytes set)", name, header_at));
         if (stored > size_ - at_)
             throw CaptureError(
                 fmt::format("cut short: section {} at byte {} says {} bytes, the file holds {} more", name,
