@@ -5,7 +5,7 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/metrics.h"
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 using namespace pinscope;
 
@@ -363,6 +363,9 @@ TEST_CASE("units read as people write them: memory in MiB, bandwidth in GB/s, sh
     CHECK(format_gbps(0.85) == "850 MB/s");
     CHECK(format_count(1234567) == "1,234,567");
     CHECK(format_count(-1000) == "-1,000");
+    CHECK(format_short_count(950) == "950");
+    CHECK(format_short_count(15'080) == "15.1k");
+    CHECK(format_short_count(1'234'567) == "1.23M");
     CHECK(format_duration(1'500'000) == "1.50 ms");
     CHECK(format_share(0.17) == "17%");
     CHECK(format_share(0.017) == "1.7%");

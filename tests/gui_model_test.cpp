@@ -18,8 +18,8 @@
 #include "app/gui/model/ruler_step.h"
 #include "app/gui/model/span_folding.h"
 #include "app/gui/model/synthetic_trace.h"
-#include "core/analysis/units.h"
 #include "core/config/presets.h"
+#include "core/units/units.h"
 #include "scratch.h"
 
 using namespace pinscope;

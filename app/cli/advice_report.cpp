@@ -6,8 +6,8 @@
 #include <fmt/ostream.h>
 
 #include "app/cli/cli_words.h"
-#include "core/analysis/units.h"
 #include "core/device/device.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {

@@ -15,10 +15,10 @@
 
 #include "app/cli/bench_workload.h"
 #include "app/cli/usage_error.h"
-#include "core/analysis/units.h"
 #include "core/io/capture.h"
 #include "core/lab/measured_run.h"
 #include "core/lab/session_capture.h"
+#include "core/units/units.h"
 
 extern char** environ;
 

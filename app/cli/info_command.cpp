@@ -8,6 +8,7 @@
 #include "core/device/calibration.h"
 #include "core/device/device_factory.h"
 #include "core/device/gpu_inventory.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -24,10 +25,9 @@ void print_gpus(const CudaEnvironment& env) {
     }
     for (const GpuDescription& gpu : env.gpus) {
         const std::string link = gpu.link.to_string();
-        fmt::print("GPU {}: {}, {:.1f} GiB, compute {}.{}, {} SMs, {} copy engines, {}{}\n", gpu.ordinal,
-                   gpu.name, static_cast<double>(gpu.memory_bytes) / (1 << 30), gpu.compute_major,
-                   gpu.compute_minor, gpu.multiprocessors, gpu.copy_engines,
-                   link.empty() ? "PCIe link unknown" : link,
+        fmt::print("GPU {}: {}, {}, compute {}.{}, {} SMs, {} copy engines, {}{}\n", gpu.ordinal, gpu.name,
+                   format_bytes(static_cast<double>(gpu.memory_bytes)), gpu.compute_major, gpu.compute_minor,
+                   gpu.multiprocessors, gpu.copy_engines, link.empty() ? "PCIe link unknown" : link,
                    gpu.pci_bus_id.empty() ? "" : " at " + gpu.pci_bus_id);
     }
     if (!env.tracing.empty()) fmt::print("GPU tracing works: {}\n", env.tracing);
@@ -44,11 +44,9 @@ Command add_info_command(CLI::App& app) {
                 fmt::print("host: {} cores\n", std::thread::hardware_concurrency());
                 print_gpus(describe_cuda(/*check_tracing=*/true));
                 const Calibration& cal = builtin_calibration();
-                fmt::print(
-                    "simulated GPU: {} ({} copy engines, pinned H2D {:.1f} GB/s, pageable {:.1f} GB/s at 64 "
-                    "MiB)\n",
-                    cal.name, cal.copy_engines, cal.h2d_pinned.gbps(64.0 * (1 << 20)),
-                    cal.h2d_pageable.gbps(64.0 * (1 << 20)));
+                fmt::print("simulated GPU: {} ({} copy engines, pinned H2D {}, pageable {} at 64 MiB)\n",
+                           cal.name, cal.copy_engines, format_gbps(cal.h2d_pinned.gbps(64.0 * (1 << 20))),
+                           format_gbps(cal.h2d_pageable.gbps(64.0 * (1 << 20))));
                 return kExitOk;
             }};
 }

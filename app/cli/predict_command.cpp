@@ -7,10 +7,10 @@
 
 #include "app/cli/config_options.h"
 #include "app/cli/usage_error.h"
-#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/io/metrics_json.h"
 #include "core/model/predict.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {

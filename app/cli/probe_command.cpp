@@ -13,6 +13,7 @@
 #include "core/device/copy_probe.h"
 #include "core/device/device_factory.h"
 #include "core/files/atomic_file.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -29,8 +30,8 @@ void print_table(const CopyProbeResult& r) {
             for (int mib : kProbeSizesMiB) fmt::print("{:>9.2f}", r.gbps(direction, memory, mib));
             fmt::print("\n");
         }
-    fmt::print("  both directions at once (256 MiB each): {:.2f} GB/s in total\n", r.bidir_total_gbps);
-    fmt::print("  one host thread copying 64 MiB: {:.2f} GB/s\n", r.host_memcpy_gbps);
+    fmt::print("  both directions at once (256 MiB each): {} in total\n", format_gbps(r.bidir_total_gbps));
+    fmt::print("  one host thread copying 64 MiB: {}\n", format_gbps(r.host_memcpy_gbps));
     fmt::print(
         "  fixed cost per copy: {:.1f} us pinned, {:.1f} us pageable (a 4 KiB copy as the caller waits)\n",
         r.copy_latency_us, r.pageable_copy_latency_us);
@@ -40,8 +41,8 @@ void print_table(const CopyProbeResult& r) {
         r.host_call_us);
     fmt::print("  pinning 256 MiB: cudaHostAlloc {:.0f} ms", r.pin_host_alloc_256MB_s * 1e3);
     if (r.pin_huge_pages_256MB_s > 0)
-        fmt::print(", huge pages + cudaHostRegister {:.0f} ms (H2D from it {:.2f} GB/s)",
-                   r.pin_huge_pages_256MB_s * 1e3, r.h2d_huge_pages_256MB_gbps);
+        fmt::print(", huge pages + cudaHostRegister {:.0f} ms (H2D from it {})",
+                   r.pin_huge_pages_256MB_s * 1e3, format_gbps(r.h2d_huge_pages_256MB_gbps));
     fmt::print("\n");
 }
 

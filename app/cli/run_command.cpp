@@ -12,7 +12,6 @@
 #include "app/cli/run_report.h"
 #include "app/cli/usage_error.h"
 #include "core/analysis/advisor.h"
-#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/device/calibration.h"
 #include "core/io/advice_json.h"
@@ -21,6 +20,7 @@
 #include "core/io/metrics_json.h"
 #include "core/lab/measured_run.h"
 #include "core/lab/session_capture.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {

@@ -6,9 +6,9 @@
 #include <fmt/ostream.h>
 
 #include "app/cli/cli_words.h"
-#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/io/metrics_json.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 

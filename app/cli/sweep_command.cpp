@@ -12,12 +12,12 @@
 #include "app/cli/cli_words.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
-#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
 #include "core/files/atomic_file.h"
 #include "core/model/predict.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -177,7 +177,7 @@ class ProgressLine {
         last_done_ = p.done;
         const std::string predicted =
             p.predicted_samples_per_s
-                ? fmt::format("  predicted {} samples/s", short_samples_rate(*p.predicted_samples_per_s))
+                ? fmt::format("  predicted {} samples/s", format_short_count(*p.predicted_samples_per_s))
                 : std::string();
         const std::string text = fmt::format("[{}/{}] {}{}  ... eta {:.0f} s", p.done + 1, p.total,
                                              grid_.label(*p.current), predicted, p.eta_seconds);
@@ -218,10 +218,10 @@ void print_table(std::ostream& out, const SweepOutcome& outcome, bool predicted)
             out << row << fmt::format("{:>10}", "-") << "  " << cli_words(r.error) << "\n";
             continue;
         }
-        row += fmt::format("{:>10}", short_samples_rate(r.samples_per_s));
+        row += fmt::format("{:>10}", format_short_count(r.samples_per_s));
         if (predicted)
             row += fmt::format(
-                "  {:>10}", r.predicted_samples_per_s ? short_samples_rate(*r.predicted_samples_per_s) : "-");
+                "  {:>10}", r.predicted_samples_per_s ? format_short_count(*r.predicted_samples_per_s) : "-");
         row += fmt::format("  {:>6}  {:>7}  {:>8}  {:>10.1f}  {:>10}", percent(r.stall), percent(r.overlap),
                            percent(r.gpu_busy), r.h2d_gbps, format_bytes(r.pinned_bytes_max));
         if (best && *best == i) row += "  <- best";
@@ -262,7 +262,7 @@ void print_best(std::ostream& out, const SweepFlags& flags, const SweepOutcome& 
     const SweepResult& r = outcome.results[*best];
     const double slowest = slowest_samples_per_s(outcome.results);
     out << fmt::format("best: {} — {} samples/s ({:.1f}x the slowest)\n", outcome.grid.label(r.config),
-                       short_samples_rate(r.samples_per_s), slowest > 0 ? r.samples_per_s / slowest : 0.0);
+                       format_short_count(r.samples_per_s), slowest > 0 ? r.samples_per_s / slowest : 0.0);
     out << "run it: " << run_command_line(flags, outcome.grid, r.config) << "\n";
 }
 

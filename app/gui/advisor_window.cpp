@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {

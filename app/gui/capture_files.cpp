@@ -5,7 +5,7 @@
 
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 // Index of this file:
 // [SECTION] Opening

@@ -6,8 +6,8 @@
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
 #include "core/analysis/metrics_diff.h"
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -8,8 +8,8 @@
 #include "app/gui/preview_panel.h"
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
 #include "core/config/presets.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -14,9 +14,9 @@
 #include "app/gui/metrics_window.h"
 #include "app/gui/screenshot.h"
 #include "app/gui/status_bar.h"
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
 #include "core/model/predict.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
 #include "core/lab/sweep.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {
@@ -48,7 +48,7 @@ void predictions(const Metrics& now, const Metrics& edited) {
     ImGui::TableSetupColumn("running");
     ImGui::TableSetupColumn("with edits");
     ImGui::TableHeadersRow();
-    row("samples/s", short_samples_rate(now.samples_per_s), short_samples_rate(edited.samples_per_s),
+    row("samples/s", format_short_count(now.samples_per_s), format_short_count(edited.samples_per_s),
         change_of(now.samples_per_s, edited.samples_per_s));
     row("GPU waits for data", format_share(now.stall), format_share(edited.stall));
     row("GPU busy", format_share(now.gpu_busy), format_share(edited.gpu_busy));
@@ -129,11 +129,11 @@ void curve_tooltip(PredictionPreview& preview, const PipelineConfig& base, const
     ImGui::GetWindowDrawList()->AddLine(ImVec2(x, lo.y), ImVec2(x, hi.y), IM_COL32(255, 255, 255, 160), 1.5f);
     ImGui::TextUnformatted(fmt::format("{} .. {}; now {}: {}", label_at(0),
                                        label_at(curve->values.size() - 1), label_at(curve->nearest),
-                                       short_samples_rate(curve->samples_per_s[curve->nearest]))
+                                       format_short_count(curve->samples_per_s[curve->nearest]))
                                .c_str());
     if (!std::isnan(curve->samples_per_s[best]))
         ImGui::TextUnformatted(
-            fmt::format("highest at {}: {}", label_at(best), short_samples_rate(curve->samples_per_s[best]))
+            fmt::format("highest at {}: {}", label_at(best), format_short_count(curve->samples_per_s[best]))
                 .c_str());
     ImGui::EndTooltip();
     ImGui::PopStyleColor();

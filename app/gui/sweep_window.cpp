@@ -8,7 +8,7 @@
 
 #include "app/gui/text_field.h"
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {
@@ -158,7 +158,7 @@ void SweepWindow::finish_job() {
     std::string line = "pinscope: " + summary();
     if (const std::optional<size_t> best = best_result(outcome_->results))
         line += fmt::format("; best: {} - {} samples/s", grid.label(outcome_->results[*best].config),
-                            short_samples_rate(outcome_->results[*best].samples_per_s));
+                            format_short_count(outcome_->results[*best].samples_per_s));
     fmt::print(stderr, "{}\n", line);  // a log of what ran, for headless runs of the app
 }
 
@@ -180,7 +180,7 @@ void SweepWindow::progress(Theme theme) {
                                                p.total, p.current, p.eta_seconds);
     ImGui::ProgressBar(share, ImVec2(ImGui::GetFontSize() * 36.f, 0.f), text.c_str());
     if (p.predicted_samples_per_s)
-        ImGui::Text("predicted: %s samples/s", short_samples_rate(*p.predicted_samples_per_s).c_str());
+        ImGui::Text("predicted: %s samples/s", format_short_count(*p.predicted_samples_per_s).c_str());
     if (paused_live_)
         wrapped_message(
             warning_colour(theme),
@@ -204,7 +204,7 @@ void SweepWindow::heatmaps(AppState& state, Theme theme) {
         const SweepResult& r = outcome_->results[*best];
         const double slowest = slowest_samples_per_s(outcome_->results);
         ImGui::Text("best: %s - %s samples/s (%.1fx the slowest)", grid.label(r.config).c_str(),
-                    short_samples_rate(r.samples_per_s).c_str(),
+                    format_short_count(r.samples_per_s).c_str(),
                     slowest > 0 ? r.samples_per_s / slowest : 0.0);
     }
     ImGui::TextColored(muted_colour(theme), "Hover a cell for its metrics; click it to run its config live.");
@@ -243,7 +243,7 @@ void SweepWindow::panel(AppState& state, Theme theme, size_t index) {
             const bool bright = measured && c.shade > 0.6;
             const ImU32 ink = bright ? IM_COL32(20, 20, 20, c.repeats ? 150 : 255)
                                      : IM_COL32(245, 245, 245, c.repeats ? 150 : 255);
-            const std::string value = measured ? short_samples_rate(c.samples_per_s) : std::string("n/a");
+            const std::string value = measured ? format_short_count(c.samples_per_s) : std::string("n/a");
             const ImVec2 size = ImGui::CalcTextSize(value.c_str());
             const float lines = c.best ? 2.f : 1.f;
             const float top = p0.y + (cell.y - gap - lines * font) * 0.5f;
@@ -313,8 +313,8 @@ void SweepWindow::apply_cell(AppState& state, const HeatmapCell& c) {
 void SweepWindow::colour_scale(Theme) const {
     const float font = ImGui::GetFontSize();
     const ImVec2 size(font * 16.f, font * 0.8f);
-    const std::string low = short_samples_rate(heatmap_->low) + " samples/s";
-    const std::string high = short_samples_rate(heatmap_->high);
+    const std::string low = format_short_count(heatmap_->low) + " samples/s";
+    const std::string high = format_short_count(heatmap_->high);
     ImGui::TextUnformatted(low.c_str());
     ImGui::SameLine();
     const ImVec2 p = ImGui::GetCursorScreenPos();

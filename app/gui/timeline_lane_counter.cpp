@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "app/gui/span_renderer.h"
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {

@@ -12,8 +12,8 @@
 #include "app/gui/timeline_flows.h"
 #include "app/gui/timeline_legend.h"
 #include "app/gui/ui_style.h"
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
+#include "core/units/units.h"
 
 // Index of this file:
 // [SECTION] Window, toolbar, legend, summary

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/analysis/advice_rules.h"
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 

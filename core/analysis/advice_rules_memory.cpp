@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/analysis/advice_rules.h"
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {

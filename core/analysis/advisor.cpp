@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "core/analysis/advice_rules.h"
-#include "core/analysis/units.h"
 #include "core/config/knobs.h"
 #include "core/config/validate.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {

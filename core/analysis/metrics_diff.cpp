@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {

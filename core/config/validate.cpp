@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/config/knobs.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -53,11 +54,11 @@ void check_across_knobs(const PipelineConfig& c, unsigned host_cores, Checker& c
 
     const bool batch_ok = !check.flagged("sample_shape") && !check.flagged("batch_size");
     if (batch_ok && c.sample_shape.elements() > kMaxBatchBytes / 4 / c.batch_size)
-        check.error(
-            "sample_shape", c.sample_shape.to_string(),
-            fmt::format("a batch of {} samples of {} would exceed {} GiB of float32; use a smaller shape "
-                        "or batch.",
-                        c.batch_size, c.sample_shape.to_string(), kMaxBatchBytes >> 30));
+        check.error("sample_shape", c.sample_shape.to_string(),
+                    fmt::format("a batch of {} samples of {} would exceed {} of float32; use a smaller shape "
+                                "or batch.",
+                                c.batch_size, c.sample_shape.to_string(),
+                                format_bytes(static_cast<double>(kMaxBatchBytes))));
     else if (batch_ok && !check.flagged("chunks") && c.batch_bytes() < c.chunks)
         check.error("chunks", std::to_string(c.chunks),
                     fmt::format("chunks={} is more than the {} bytes of a batch; use fewer chunks.", c.chunks,

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "core/units/units.h"
+
 namespace pinscope {
 
 Device::~Device() {
@@ -31,9 +33,11 @@ HostBuffer Device::allocate_host(size_t bytes, HostMemory memory) {
     if (memory == HostMemory::pinned && before + size > pinned_budget_.load()) {
         in_use -= size;
         throw DeviceError(fmt::format(
-            "pinning {} MiB more would exceed the pinned-memory budget of {} MiB ({} MiB pinned "
+            "pinning {} more would exceed the pinned-memory budget of {} ({} pinned "
             "already); use fewer workers, a smaller prefetch_factor or batch, or raise pinned_budget_mb.",
-            bytes >> 20, pinned_budget_.load() >> 20, before >> 20));
+            format_bytes(static_cast<double>(bytes)),
+            format_bytes(static_cast<double>(pinned_budget_.load())),
+            format_bytes(static_cast<double>(before))));
     }
     std::byte* data = nullptr;
     try {

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 
-#include "core/analysis/units.h"
 #include "core/config/config_json.h"
 #include "core/config/file_slug.h"
 #include "core/config/knobs.h"
 #include "core/config/validate.h"
 #include "core/lab/embedded_lessons.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -58,10 +58,7 @@ json resolve_runs(json check, const Lesson& lesson) {
 // One metric as the answer shows it, by what the key measures.
 std::string readable(const std::string& key, double value) {
     const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
-    if (last.ends_with("per_s")) {
-        if (value >= 10'000) return fmt::format("{:.1f}k", value / 1000);
-        return fmt::format("{:.0f}", value);
-    }
+    if (last.ends_with("per_s")) return format_short_count(value);
     if (last.ends_with("gbps")) return format_gbps(value);
     if (last.ends_with("_us")) return format_duration(static_cast<TimeNs>(value * 1000));
     if (last.ends_with("bytes_max")) return format_bytes(value);

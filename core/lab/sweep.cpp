@@ -174,10 +174,4 @@ std::string sweep_csv(const SweepOutcome& outcome) {
     return csv;
 }
 
-std::string short_samples_rate(double samples_per_s) {
-    if (samples_per_s >= 1e6) return fmt::format("{:.2f}M", samples_per_s / 1e6);
-    if (samples_per_s >= 1e4) return fmt::format("{:.1f}k", samples_per_s / 1e3);
-    return fmt::format("{:.0f}", samples_per_s);
-}
-
 }  // namespace pinscope

@@ -78,7 +78,4 @@ double slowest_samples_per_s(const std::vector<SweepResult>& results);
 // then one per cell that could not run (its message in error).
 std::string sweep_csv(const SweepOutcome& outcome);
 
-// samples/s in a table cell or a sentence: "950", "12.3k", "1.25M".
-std::string short_samples_rate(double samples_per_s);
-
 }  // namespace pinscope

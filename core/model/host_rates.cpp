@@ -21,6 +21,7 @@
 #include "core/pipeline/dataset.h"
 #include "core/trace/clock.h"
 #include "core/trace/precise_sleep.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -263,10 +264,10 @@ HostRates measure_host_rates() {
 
 std::string describe(const HostRates& host) {
     return fmt::format(
-        "{} cores, convert {:.1f} GB/s, memcpy {:.1f} GB/s, first touch {:.2f} GB/s, sleep "
+        "{} cores, convert {}, memcpy {}, first touch {}, sleep "
         "overshoot {:.0f} us, hand-off {:.0f} us, GPU wake-up {:.0f} us",
-        host.cores, host.convert_plain.at(1 << 20), host.memcpy_rate.at(1 << 20), host.first_touch_gbps,
-        host.sleep_overshoot_us, host.handoff_us, host.gpu_wake_us);
+        host.cores, format_gbps(host.convert_plain.at(1 << 20)), format_gbps(host.memcpy_rate.at(1 << 20)),
+        format_gbps(host.first_touch_gbps), host.sleep_overshoot_us, host.handoff_us, host.gpu_wake_us);
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include "core/device/cuda/cupti_recorder.h"
 #include "core/device/cuda/event_timer.h"
 #include "core/device/cuda/pinned_memory.h"
+#include "core/units/units.h"
 
 // Index of this file:
 // [SECTION] Helpers
@@ -248,9 +249,9 @@ std::byte* CudaDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
             }
         } catch (const DeviceError& e) {
             throw DeviceError(
-                fmt::format("cannot pin {} MiB of host memory ({}); lower pinned_budget_mb, use fewer "
+                fmt::format("cannot pin {} of host memory ({}); lower pinned_budget_mb, use fewer "
                             "workers or a smaller batch, or pin_memory=false.",
-                            bytes >> 20, e.what()));
+                            format_bytes(static_cast<double>(bytes)), e.what()));
         }
         std::lock_guard lock(pinned_mutex_);
         pinned_[data] = method;
@@ -259,8 +260,9 @@ std::byte* CudaDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     const size_t rounded = std::max(kPageBytes, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
     auto* data = static_cast<std::byte*>(std::aligned_alloc(kPageBytes, rounded));
     if (!data)
-        throw DeviceError(fmt::format(
-            "cannot allocate {} MiB of host memory; use a smaller batch or fewer workers.", bytes >> 20));
+        throw DeviceError(
+            fmt::format("cannot allocate {} of host memory; use a smaller batch or fewer workers.",
+                        format_bytes(static_cast<double>(bytes))));
     return data;
 }
 
@@ -286,9 +288,9 @@ void* CudaDevice::raw_allocate_device(size_t bytes) {
     void* data = nullptr;
     const cudaError_t status = cudaMalloc(&data, std::max<size_t>(bytes, 1));
     if (status != cudaSuccess)
-        throw DeviceError(fmt::format(
-            "cannot allocate {} MiB on {} (cudaMalloc: {}); use a smaller batch or fewer streams.",
-            bytes >> 20, info_.name, cuda::describe(status)));
+        throw DeviceError(
+            fmt::format("cannot allocate {} on {} (cudaMalloc: {}); use a smaller batch or fewer streams.",
+                        format_bytes(static_cast<double>(bytes)), info_.name, cuda::describe(status)));
     return data;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/device.h"
+#include "core/units/units.h"
 
 namespace pinscope::cuda {
 namespace {
@@ -42,7 +43,9 @@ void* pin_allocate(size_t bytes, PinMethod method) {
     }
     const size_t size = rounded(bytes);
     void* data = map_aligned(size);
-    if (!data) throw DeviceError(fmt::format("cannot map {} MiB of host memory to pin", bytes >> 20));
+    if (!data)
+        throw DeviceError(
+            fmt::format("cannot map {} of host memory to pin", format_bytes(static_cast<double>(bytes))));
     madvise(data, size, MADV_HUGEPAGE);  // a hint: without transparent huge pages it still works, slower
     // Fault the pages in here, so the kernel zeroes them on this thread (workers pin their buffers in
     // parallel) rather than inside cudaHostRegister, which holds the driver while it runs.

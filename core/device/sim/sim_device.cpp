@@ -13,6 +13,7 @@
 #include "core/device/device_call_cost.h"
 #include "core/trace/precise_sleep.h"
 #include "core/trace/slow_motion.h"
+#include "core/units/units.h"
 
 // Index of this file:
 // [SECTION] Helpers: lanes, the cost of a call
@@ -114,8 +115,8 @@ std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     auto* data = mapped == MAP_FAILED ? nullptr : static_cast<std::byte*>(mapped);
     if (!data)
         throw DeviceError(
-            fmt::format("cannot allocate {} MiB of {} host memory; use a smaller batch or fewer workers.",
-                        bytes >> 20, host_memory_name(memory)));
+            fmt::format("cannot allocate {} of {} host memory; use a smaller batch or fewer workers.",
+                        format_bytes(static_cast<double>(bytes)), host_memory_name(memory)));
     // Page-locked memory is resident from the start (cudaHostAlloc touches every page); pageable is not.
     if (memory == HostMemory::pinned) std::memset(data, 0, rounded);
     return data;

@@ -1,4 +1,4 @@
-#include "core/analysis/units.h"
+#include "core/units/units.h"
 
 #include <cmath>
 
@@ -40,6 +40,13 @@ std::string format_count(double count) {
         grouped += digits[i];
     }
     return grouped;
+}
+
+std::string format_short_count(double count) {
+    const double a = std::fabs(count);
+    if (a >= 1e6) return fmt::format("{:.2f}M", count / 1e6);
+    if (a >= 1e4) return fmt::format("{:.1f}k", count / 1e3);
+    return fmt::format("{:.0f}", count);
 }
 
 std::string format_share(double fraction) {

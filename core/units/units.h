@@ -14,6 +14,7 @@ std::string format_rate(double bytes_per_second);  // "850 MB/s", "53.4 GB/s"
 std::string format_gbps(double gbps);              // format_rate of gbps * 1e9
 std::string format_duration(TimeNs ns);            // "850 ns", "12.50 us", "3.20 ms", "1.250 s"
 std::string format_count(double count);            // "1,234,567"
+std::string format_short_count(double count);      // "950", "15.1k", "1.23M": a rate where room is short
 std::string format_share(double fraction);         // "17%", or "1.7%" below 10%
 
 // What a device's h2d_peak_gbps is, everywhere it is shown: "pinned H2D peak 53.4 GB/s".
