@@ -29,7 +29,9 @@ bool consistent(const TraceStore& store) {
 
 TEST_CASE("flush returns once everything recorded before it is in the collector's store") {
     Trace trace;
-    TraceCollector collector(trace, CollectorOptions{.period = 10 * kNsPerS});  // only a flush collects
+    CollectorOptions only_flush_collects;
+    only_flush_collects.period = 10 * kNsPerS;
+    TraceCollector collector(trace, only_flush_collects);
     const LaneId lane = trace.lanes().lane(LaneKind::main);
     std::shared_ptr<Recorder> recorder = trace.make_recorder();
     for (int i = 0; i < 100; ++i) recorder->span(Span{i * 10, i * 10 + 5, i, 0, lane, SpanKind::fetch});
@@ -62,7 +64,9 @@ TEST_CASE("a live session's collector inserts late spans while another thread re
     std::atomic<int> metrics_read{0}, inconsistent{0};
     std::atomic<bool> done{false};
     {
-        TraceCollector collector(session.trace(), CollectorOptions{.period = 2 * kNsPerMs});
+        CollectorOptions often;
+        often.period = 2 * kNsPerMs;
+        TraceCollector collector(session.trace(), often);
         session.start();
         // A second producer whose spans arrive late and out of order, as CUPTI's do.
         std::thread late([&] {

@@ -1,11 +1,21 @@
 #include "core/lab/measured_run.h"
 
 namespace pinscope {
+namespace {
+
+// Set field by field: a designated initializer that leaves fields to their defaults warns under -Wextra.
+CollectorOptions limited_to(TraceLimits limits) {
+    CollectorOptions options;
+    options.limits = limits;
+    return options;
+}
+
+}  // namespace
 
 MeasuredRun::MeasuredRun(const PipelineConfig& config, TraceLimits limits)
     : config_(config),
       session_(std::make_unique<Session>(config)),
-      collector_(std::make_unique<TraceCollector>(session_->trace(), CollectorOptions{.limits = limits})) {}
+      collector_(std::make_unique<TraceCollector>(session_->trace(), limited_to(limits))) {}
 
 MeasuredRun::~MeasuredRun() {
     session_->stop();

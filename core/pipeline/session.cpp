@@ -89,10 +89,12 @@ bool Session::paused() const {
     return paused_;
 }
 
-void Session::wait_at_gate() {
+bool Session::pass_gate() {
     std::unique_lock lock(mutex_);
     gate_.wait(lock, [&] { return !paused_ || steps_granted_ > 0 || stop_requested_ || pending_; });
-    if (paused_ && steps_granted_ > 0 && !stop_requested_ && !pending_) --steps_granted_;
+    if (stop_requested_ || pending_) return false;
+    if (paused_) --steps_granted_;  // the wait saw a step granted
+    return true;
 }
 
 void Session::stop() {
@@ -219,12 +221,7 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
     TrainLoop train(config, *device_, recorder, lane);  // destroyed first: it holds the loader's buffers
 
     while (!bounds_reached(config)) {
-        wait_at_gate();
-        if (stop_requested_) break;
-        {
-            std::lock_guard lock(mutex_);
-            if (pending_) break;  // a new config while paused: build it now
-        }
+        if (!pass_gate()) break;  // a stop, or a new config to build (paused or not)
         std::optional<LoadedBatch> batch = loader.next();
         if (!batch) break;  // interrupted: stop or reconfigure
         train.submit(std::move(*batch));

@@ -73,7 +73,9 @@ class Session {
     void run();
     void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     bool bounds_reached(const PipelineConfig& config) const;
-    void wait_at_gate();  // returns when not paused, a step is granted, or a stop or new config is due
+    // Once per batch, one lock: waits while paused until a step is granted (and takes it); false when the
+    // loop must end for a stop or a new config.
+    bool pass_gate();
     void replace_device_if_needed(const PipelineConfig& config);
     void finish(SessionState state, std::string error = {});
 
