@@ -1,8 +1,9 @@
 # The two commands of pinscope (see README.md). Both install what is missing first.
 #   make run    builds in Release and opens the desktop app (without a display: the headless demo)
 #   make test   checks the layout (clang-format), then builds and runs every test: Release, then
-#               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline tests,
-#               then a minute of libFuzzer on each file reader (capture, config, calibration; clang)
+#               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
+#               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration;
+#               clang)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -51,8 +52,8 @@ test-asan: deps
 test-tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINSCOPE_CUDA=OFF -DPINSCOPE_GUI=OFF \
 	    -DPINSCOPE_SANITIZE=thread $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L "pipeline|device"
+	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector test_trace
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L "pipeline|device|trace"
 
 # Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, so a run does not grow
 # them; any crash, sanitizer report, leak, timeout or out-of-memory fails, and leaves its input as

@@ -247,8 +247,9 @@ TEST_CASE("a run with 4 workers writes a Chrome trace with named threads, every 
     }
     for (const char* thread : {"train loop", "worker 0", "worker 3", "pin thread", "stream 0 H2D",
                                "stream 0 kernel", "stream 0 D2H"})
-        CHECK(threads.count(thread) == 1);
-    for (const char* kind : {"fetch", "pin", "h2d", "kernel", "d2h"}) CHECK(spans.count(kind) == 1);
+        CHECK_MESSAGE(threads.count(thread) == 1, "no thread named ", thread);
+    for (const char* kind : {"fetch", "pin", "h2d", "kernel", "d2h"})
+        CHECK_MESSAGE(spans.count(kind) == 1, "no span named ", kind);
     CHECK(outstanding_max >= 1);
     CHECK(outstanding_max <= 2 * 4);
     std::filesystem::remove(trace);

@@ -2,7 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "core/trace/lanes.h"
 #include "core/trace/recorder.h"
@@ -97,6 +100,31 @@ TEST_CASE("collect moves spans into the store in per-lane start order") {
 
     trace.collect(store);  // nothing new: nothing added twice
     CHECK(store.span_count() == 4);
+}
+
+// A thread that starts while the consumer collects (a pipeline's pin thread starting as the collector
+// ticks) must not have its recorder forgotten before its first span: its whole lane would be lost.
+// Each thread here waits a little between making its recorder and recording, which is when a collect
+// that began before the recorder existed used to drop it as "released and empty".
+TEST_CASE("a recorder made during a collect keeps every span it records") {
+    Trace trace;
+    TraceStore store;
+    const LaneId lane = trace.lanes().lane(LaneKind::pin);
+    constexpr int kThreads = 400;
+    std::atomic<bool> producing{true};
+    std::thread producer([&] {
+        for (int i = 0; i < kThreads; ++i) {
+            std::shared_ptr<Recorder> recorder = trace.make_recorder();
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            recorder->span(span_at(lane, i, i + 1));
+        }
+        producing = false;
+    });
+    while (producing) trace.collect(store);
+    producer.join();
+    trace.collect(store);
+    CHECK(store.span_count() == kThreads);
+    CHECK(trace.dropped() == 0);
 }
 
 TEST_CASE("a late span with an earlier start is inserted in start order") {

@@ -1,6 +1,7 @@
 #include "core/trace/trace.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace pinscope {
 
@@ -35,14 +36,24 @@ Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
             },
             [&](const CounterSample& sample) { store.add(sample); });
 
-    // Forget recorders whose owners are gone and that hold nothing more.
+    // Forget recorders whose owners are gone and that hold nothing more. Only those drained above: a
+    // recorder made since has use_count 2 too (its owner's and recorders_'), and is empty until its owner
+    // records, so judged by the same rule it would be forgotten with its owner alive and every span it
+    // ever records lost. recorders_ only grows between collections, so the drained ones are its prefix.
     std::lock_guard lock(mutex_);
-    std::erase_if(recorders_, [this](const std::shared_ptr<Recorder>& r) {
-        // use_count 2: ours in recorders_ and the copy in `recorders` above, which is still alive.
-        if (r.use_count() > 2 || !r->empty()) return false;
-        dropped_by_retired_ += r->dropped();
-        return true;
-    });
+    const auto drained_end = recorders_.begin() + static_cast<std::ptrdiff_t>(recorders.size());
+    const auto kept_end =
+        std::remove_if(recorders_.begin(), drained_end, [this](const std::shared_ptr<Recorder>& r) {
+            // use_count 2: ours in recorders_ and the copy in `recorders` above, which is still alive.
+            if (r.use_count() > 2) return false;
+            // The owner's last span was written before it let go; this fence pairs with that release so
+            // empty() below sees the span (use_count reads the count relaxed).
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (!r->empty()) return false;
+            dropped_by_retired_ += r->dropped();
+            return true;
+        });
+    recorders_.erase(kept_end, drained_end);
     return collected;
 }
 
