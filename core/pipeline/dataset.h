@@ -46,8 +46,21 @@ class SyntheticImageDataset final : public Dataset {
     double cost_scale(int64_t index) const;
 
   private:
+    // fetch() for samples that take time: waits and spins for what sample `index` costs (io_us,
+    // decode_us, scaled by cost_scale), and stretches the conversion in slow motion.
+    void fetch_paying(int64_t index, float* out, const std::atomic<bool>& stop) const;
+    // Writes sample `index`'s floats: its window of the pool, normalised channel by channel.
+    void convert(int64_t index, float* out) const;
+
     int64_t elements_;
-    int64_t plane_;             // elements per channel; channels are the first dimension of a 3-d shape
+    int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
+    int channels_;
+    // Fixed per dataset and worked out once: the engine benchmark's samples are one float each, so what
+    // fetch() does around the copy is most of what a sample costs there.
+    float scale_[3], bias_[3];  // Normalize's per-channel multiply and add, by channel % 3
+    int64_t window_starts_;     // a sample's window of the pool starts in [0, window_starts_)
+    bool streaming_;            // large samples bypass the cache (see convert_plane)
+    bool costs_time_;           // io_us, decode_us or slow motion: fetch_paying() does the sample
     double decode_us_, io_us_;  // slow motion included
     double slow_motion_;
     double cost_jitter_;
