@@ -71,9 +71,12 @@ TEST_CASE("the app's screenshot has the requested size, is not blank, and shows 
         }
     CHECK(colours.size() > 100);  // text, widgets, lanes: far from a blank or one-colour frame
 
+    // Separate boxes of each kind on one lane. The live edge shows about 40 ms, which on two cores holds
+    // 3 to 6 batches per stream depending on how busy the machine is, so three are asked for (the
+    // legend's swatch is one box in its own row).
     for (SpanKind kind : {SpanKind::h2d, SpanKind::kernel, SpanKind::d2h}) {
         CAPTURE(span_kind_name(kind));
-        CHECK(most_runs_in_a_row(png, kind_colour(Theme::dark, kind)) >= 5);
+        CHECK(most_runs_in_a_row(png, kind_colour(Theme::dark, kind)) >= 3);
     }
 }
 
