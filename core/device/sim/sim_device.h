@@ -98,7 +98,7 @@ class SimDevice final : public Device {
     uint64_t enqueue(Lock& lock, Stream& stream, Op op);  // returns the op's seq
     static Op copy_op(OpKind kind, const HostBuffer& host, size_t bytes, int64_t batch);
     void advance_to(TimeNs now);
-    void note_moved();
+    void move_copies_to(TimeNs until);
     void start_ready_ops();
     uint64_t oldest_waiting_copy() const;  // the lowest ticket of a copy not yet started
     void update_rates();
