@@ -7,7 +7,10 @@
 #               mkdir -p .debs && (cd .debs && apt-get download nlohmann-json3-dev libcli11-dev libfmt-dev \
 #                   libfmt9 libzstd-dev libzstd1 libstb-dev libstb0)
 # There (device tool, carry [".debs", "build-old-src"]):
-#               ROUNDS=15 bash tools/bench_pair.sh build-old-src
+#               SPREAD=1 ROUNDS=15 bash tools/bench_pair.sh build-old-src
+# SPREAD=1 prints every run too. Trees before the trace collector thread collect every 100 ms in their
+# benchmark and drop spans at these rates (recording less): for a fair comparison, make the older tree's
+# app/cli/bench_command.cpp collect every 20 ms, as this tree's does (docs/h100-results.md did).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OLD_SRC=${1:?the older source tree, e.g. build-old-src}
@@ -26,4 +29,4 @@ for side in old new; do
         >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 done
 python3 tools/bench_compare.py build-pair-old/app/pinscope build-pair-new/app/pinscope \
-    --rounds "${ROUNDS:-9}" --seconds 2
+    --rounds "${ROUNDS:-9}" --seconds 2 ${SPREAD:+--spread}
