@@ -82,6 +82,8 @@ def main():
             p50 = statistics.median(f[0] for f in frames[binary])
             p99 = statistics.median(f[1] for f in frames[binary])
             print(f"  {name:<4} p50 {p50:.2f}  p99 {p99:.2f}")
+            if a.spread:
+                print(f"      p50 runs: {' '.join(f'{f[0]:.2f}' for f in sorted(frames[binary]))}")
 
 
 if __name__ == "__main__":

@@ -91,16 +91,24 @@ std::span<const Span> LaneSpans::touching(Interval window) const {
     return std::span<const Span>(spans_).subspan(first, last - first);
 }
 
-TimeNs LaneSpans::sum_before(size_t index) const {
+// From whichever block boundary is nearer: forward from the block's start, or back from the next one's
+// (the total at the lane's end). The timeline asks this twice for every fold it draws.
+TimeNs LaneSpans::duration_before(size_t index) const {
     if (index >= spans_.size()) return total_;
     const size_t block = index / kBlock;
-    TimeNs sum = summed_[block];
-    for (size_t i = block * kBlock; i < index; ++i) sum += duration_of(spans_[i]);
+    if (index % kBlock <= kBlock / 2) {
+        TimeNs sum = summed_[block];
+        for (size_t i = block * kBlock; i < index; ++i) sum += duration_of(spans_[i]);
+        return sum;
+    }
+    const size_t next_block_start = std::min(spans_.size(), (block + 1) * kBlock);
+    TimeNs sum = next_block_start < spans_.size() ? summed_[block + 1] : total_;
+    for (size_t i = index; i < next_block_start; ++i) sum -= duration_of(spans_[i]);
     return sum;
 }
 
 TimeNs LaneSpans::duration_sum(size_t from, size_t to) const {
-    return to > from ? sum_before(to) - sum_before(from) : 0;
+    return to > from ? duration_before(to) - duration_before(from) : 0;
 }
 
 }  // namespace pinscope

@@ -42,10 +42,11 @@ class LaneSpans {
     // The summed durations of all()[from, to): how long those spans kept the lane busy, counting any
     // overlap between them twice.
     TimeNs duration_sum(size_t from, size_t to) const;
+    // The summed durations of all()[0, index): at most half a block of spans read.
+    TimeNs duration_before(size_t index) const;
 
   private:
     void rebuild_blocks(size_t from_block);
-    TimeNs sum_before(size_t index) const;
 
     std::vector<Span> spans_;
     std::vector<TimeNs> reach_;   // reach_[b]: the latest end among spans_[0 .. (b + 1) * kBlock)

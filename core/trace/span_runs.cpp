@@ -40,6 +40,9 @@ void span_runs(const LaneSpans& spans, Interval view, TimeNs min_ns, TimeNs max_
     const size_t begin = std::min(spans.first_touching(view), lane.size());
     const size_t end = first_starting_at(lane, begin, lane.size(), view.end);
     auto wide = [&](const Span& s) { return s.end - s.start >= min_ns; };
+    // Folds usually follow each other: the durations summed up to one fold's end are the next one's start.
+    size_t summed_to = lane.size() + 1;
+    TimeNs summed = 0;
 
     for (size_t i = begin; i < end;) {
         const Span& span = lane[i];
@@ -68,8 +71,14 @@ void span_runs(const LaneSpans& spans, Interval view, TimeNs min_ns, TimeNs max_
             fold_end = std::max(fold_end, lane[last].end);
         }
         const size_t count = last - i + 1;
-        out.push_back({i, count, span.start, fold_end,
-                       count > 1 ? spans.duration_sum(i, last + 1) : span.end - span.start});
+        TimeNs busy = span.end - span.start;
+        if (count > 1) {
+            const TimeNs before = i == summed_to ? summed : spans.duration_before(i);
+            summed_to = last + 1;
+            summed = spans.duration_before(summed_to);
+            busy = summed - before;
+        }
+        out.push_back({i, count, span.start, fold_end, busy});
         i = last + 1;
     }
 }
