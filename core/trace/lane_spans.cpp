@@ -107,8 +107,4 @@ TimeNs LaneSpans::duration_before(size_t index) const {
     return sum;
 }
 
-TimeNs LaneSpans::duration_sum(size_t from, size_t to) const {
-    return to > from ? duration_before(to) - duration_before(from) : 0;
-}
-
 }  // namespace pinscope

@@ -39,10 +39,8 @@ class LaneSpans {
     // The index in all() of the first span of touching(window).
     size_t first_touching(Interval window) const;
 
-    // The summed durations of all()[from, to): how long those spans kept the lane busy, counting any
-    // overlap between them twice.
-    TimeNs duration_sum(size_t from, size_t to) const;
-    // The summed durations of all()[0, index): at most half a block of spans read.
+    // The summed durations of all()[0, index), reading at most half a block of spans. Its difference at
+    // two indices is how long the spans between kept the lane busy, counting any overlap twice.
     TimeNs duration_before(size_t index) const;
 
   private:
