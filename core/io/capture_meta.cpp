@@ -1,0 +1,224 @@
+// META, the section that says what the run was: config, device, metrics window, lanes, and the counts
+// the other sections are checked against. JSON both ways, every field checked on the way in.
+#include "core/io/capture_meta.h"
+
+#include <chrono>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "core/config/config_json.h"
+
+#ifndef PINSCOPE_VERSION
+#define PINSCOPE_VERSION "unknown"
+#endif
+
+namespace pinscope::capture_meta {
+namespace {
+
+constexpr std::string_view kGroupKeys[] = {"host", "device"};
+
+std::string utc_now() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+nlohmann::json device_json(const DeviceInfo& d) {
+    return {{"kind", d.kind},
+            {"name", d.name},
+            {"copy_engines", d.copy_engines},
+            {"h2d_peak_gbps", d.h2d_peak_gbps},
+            {"d2h_peak_gbps", d.d2h_peak_gbps},
+            {"memory_bytes", d.memory_bytes}};
+}
+
+nlohmann::json gpu_trace_json(const std::optional<GpuTraceReport>& report) {
+    if (!report) return nullptr;
+    return {{"cupti", report->cupti},     {"method", report->method},
+            {"spans", report->spans},     {"dropped", report->dropped},
+            {"untimed", report->untimed}, {"uncorrelated", report->uncorrelated}};
+}
+
+nlohmann::json lanes_json(const std::vector<LaneInfo>& lanes) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const LaneInfo& lane : lanes)
+        out.push_back({{"id", lane.id},
+                       {"kind", kLaneKindKeys[static_cast<int>(lane.kind)]},
+                       {"index", lane.index},
+                       {"name", lane.name},
+                       {"group", kGroupKeys[static_cast<int>(lane.group)]},
+                       {"sort_key", lane.sort_key}});
+    return out;
+}
+
+// Reads META's fields with messages that say which one is wrong.
+class MetaReader {
+  public:
+    explicit MetaReader(const nlohmann::json& j) : j_(j) {
+        if (!j_.is_object()) throw CaptureError("its header (META) is not a JSON object");
+    }
+
+    const nlohmann::json& field(const char* key, nlohmann::json::value_t type) const {
+        if (!j_.contains(key)) throw CaptureError(fmt::format("its header has no \"{}\"", key));
+        const nlohmann::json& v = j_[key];
+        const bool ok = type == nlohmann::json::value_t::number_integer ? v.is_number_integer()
+                        : type == nlohmann::json::value_t::number_float ? v.is_number()
+                                                                        : v.type() == type;
+        if (!ok)
+            throw CaptureError(
+                fmt::format("its header's \"{}\" has the wrong type ({})", key, v.type_name()));
+        return v;
+    }
+    std::string text(const char* key) const {
+        return field(key, nlohmann::json::value_t::string).get<std::string>();
+    }
+    int64_t integer(const char* key) const {
+        return field(key, nlohmann::json::value_t::number_integer).get<int64_t>();
+    }
+    uint64_t count(const char* key) const {
+        const nlohmann::json& v = field(key, nlohmann::json::value_t::number_integer);
+        if (v.is_number_unsigned()) return v.get<uint64_t>();
+        const int64_t n = v.get<int64_t>();
+        if (n < 0) throw CaptureError(fmt::format("its header's \"{}\" is negative", key));
+        return static_cast<uint64_t>(n);
+    }
+    const nlohmann::json& object(const char* key) const {
+        return field(key, nlohmann::json::value_t::object);
+    }
+    const nlohmann::json& array(const char* key) const { return field(key, nlohmann::json::value_t::array); }
+    const nlohmann::json& any(const char* key) const {
+        if (!j_.contains(key)) throw CaptureError(fmt::format("its header has no \"{}\"", key));
+        return j_[key];
+    }
+
+  private:
+    const nlohmann::json& j_;
+};
+
+DeviceInfo device_from_json(const nlohmann::json& j) {
+    const MetaReader r(j);
+    DeviceInfo d;
+    d.kind = r.text("kind");
+    d.name = r.text("name");
+    d.copy_engines = static_cast<int>(r.integer("copy_engines"));
+    d.h2d_peak_gbps = r.field("h2d_peak_gbps", nlohmann::json::value_t::number_float).get<double>();
+    d.d2h_peak_gbps = r.field("d2h_peak_gbps", nlohmann::json::value_t::number_float).get<double>();
+    d.memory_bytes = r.integer("memory_bytes");
+    return d;
+}
+
+std::optional<GpuTraceReport> gpu_trace_from_json(const nlohmann::json& j) {
+    if (j.is_null()) return std::nullopt;
+    const MetaReader r(j);
+    GpuTraceReport report;
+    report.cupti = r.field("cupti", nlohmann::json::value_t::boolean).get<bool>();
+    report.method = r.text("method");
+    report.spans = r.count("spans");
+    report.dropped = r.count("dropped");
+    report.untimed = r.count("untimed");
+    report.uncorrelated = r.count("uncorrelated");
+    return report;
+}
+
+LaneInfo lane_from_json(const nlohmann::json& j, size_t position) {
+    const MetaReader r(j);
+    LaneInfo lane;
+    if (r.count("id") != position)
+        throw CaptureError(fmt::format("lane {} is listed out of order", position));
+    lane.id = static_cast<LaneId>(position);
+    const std::string kind = r.text("kind");
+    const auto at = std::find(kLaneKindKeys.begin(), kLaneKindKeys.end(), kind);
+    if (at == kLaneKindKeys.end())
+        throw CaptureError(fmt::format("lane {} has an unknown kind \"{}\"", position, kind));
+    lane.kind = static_cast<LaneKind>(at - kLaneKindKeys.begin());
+    lane.index = static_cast<int>(r.integer("index"));
+    lane.name = r.text("name");
+    const std::string group = r.text("group");
+    if (group != kGroupKeys[0] && group != kGroupKeys[1])
+        throw CaptureError(fmt::format("lane {} has an unknown group \"{}\"", position, group));
+    lane.group = group == kGroupKeys[0] ? LaneGroup::host : LaneGroup::device;
+    lane.sort_key = static_cast<int>(r.integer("sort_key"));
+    return lane;
+}
+
+// META is a few KiB of JSON (65,535 lanes would take under 8 MiB) nested a few levels deep. A bigger
+// one would take seconds and gigabytes to parse, and a deeper one would overflow the stack where
+// nlohmann::json copies it (it recurses once per level): only a hostile file has either.
+constexpr size_t kMaxMetaBytes = 16 << 20;
+constexpr int kMaxMetaDepth = 32;
+
+}  // namespace
+
+nlohmann::json meta_json(const TraceStore& store, const CaptureInfo& info, TimeNs time_base) {
+    size_t samples = 0;
+    for (int kind = 0; kind < kCounterKindCount; ++kind) samples += store.counters(CounterKind(kind)).size();
+    return {{"format", "pinscope-capture"},
+            {"format_version", kCaptureFormatVersion},
+            {"writer_version", PINSCOPE_VERSION},
+            {"created", info.created.empty() ? utc_now() : info.created},
+            {"config", config_to_json(info.config)},
+            {"device", device_json(info.device)},
+            {"device_why", info.device_why},
+            {"calibration", info.calibration},
+            {"window", {{"start", info.window.start}, {"end", info.window.end}}},
+            {"metrics", info.metrics},
+            {"dropped_spans", info.dropped_spans},
+            {"evicted_spans", info.evicted_spans + store.evicted_spans()},
+            {"gpu_trace", gpu_trace_json(info.gpu_trace)},
+            {"lanes", lanes_json(store.lanes())},
+            {"time_base", time_base},
+            {"spans", store.span_count()},
+            {"counter_samples", samples},
+            {"flows", "by batch id: a batch's spans in time order"}};
+}
+
+Meta meta_from_json(const std::vector<uint8_t>& raw) {
+    if (raw.size() > kMaxMetaBytes)
+        throw CaptureError(fmt::format("its header (META) is {} bytes, more than any capture's", raw.size()));
+    int depth = 0;
+    const auto note_depth = [&](int d, nlohmann::json::parse_event_t, nlohmann::json&) {
+        depth = std::max(depth, d);
+        return true;
+    };
+    nlohmann::json j = nlohmann::json::parse(raw.begin(), raw.end(), note_depth, false);
+    if (j.is_discarded()) throw CaptureError("its header (META) is not valid JSON");
+    if (depth > kMaxMetaDepth)
+        throw CaptureError(fmt::format("its header (META) nests deeper than {} levels", kMaxMetaDepth));
+    const MetaReader r(j);
+    if (r.text("format") != "pinscope-capture") throw CaptureError("its header is not a pinscope capture's");
+    Meta meta;
+    CaptureInfo& info = meta.info;
+    info.writer_version = r.text("writer_version");
+    info.created = r.text("created");
+    try {
+        info.config = config_from_json(r.object("config"));
+    } catch (const ConfigFileError& e) {
+        throw CaptureError(fmt::format("its config cannot be read: {}", e.what()));
+    }
+    info.device = device_from_json(r.object("device"));
+    info.device_why = r.text("device_why");
+    info.calibration = r.any("calibration");
+    const MetaReader window(r.object("window"));
+    info.window = {window.integer("start"), window.integer("end")};
+    if (info.window.start < 0 || info.window.end < info.window.start || info.window.end > kMaxTime)
+        throw CaptureError(fmt::format("its metrics window [{}, {}] is not a time range", info.window.start,
+                                       info.window.end));
+    info.metrics = r.any("metrics");
+    info.dropped_spans = r.count("dropped_spans");
+    info.evicted_spans = r.count("evicted_spans");
+    info.gpu_trace = gpu_trace_from_json(r.any("gpu_trace"));
+    const nlohmann::json& lanes = r.array("lanes");
+    if (lanes.size() >= kNoLane)
+        throw CaptureError(fmt::format("it lists {} lanes, more than a trace holds", lanes.size()));
+    for (size_t i = 0; i < lanes.size(); ++i) meta.lanes.push_back(lane_from_json(lanes[i], i));
+    meta.time_base = r.integer("time_base");
+    meta.spans = r.count("spans");
+    meta.counter_samples = r.count("counter_samples");
+    return meta;
+}
+
+}  // namespace pinscope::capture_meta

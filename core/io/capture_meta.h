@@ -1,0 +1,30 @@
+#pragma once
+// META, a capture's first section: what the run was (config, device, metrics window, lanes) as JSON, and
+// the counts the other sections are checked against. Only capture.cpp uses this header.
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/capture.h"
+
+namespace pinscope::capture_meta {
+
+// Times live in [0, kMaxTime]: steady_clock counts from boot, and the bound keeps every difference the
+// metrics take inside int64.
+constexpr TimeNs kMaxTime = TimeNs{1} << 62;
+
+// What META says, and what the other sections are checked against.
+struct Meta {
+    CaptureInfo info;
+    std::vector<LaneInfo> lanes;
+    TimeNs time_base = 0;
+    uint64_t spans = 0, counter_samples = 0;
+};
+
+// META for `store` as written: its spans' times are relative to `time_base`.
+nlohmann::json meta_json(const TraceStore& store, const CaptureInfo& info, TimeNs time_base);
+// Reads and checks META; throws CaptureError naming the field that is wrong.
+Meta meta_from_json(const std::vector<uint8_t>& raw);
+
+}  // namespace pinscope::capture_meta
