@@ -1,12 +1,11 @@
 // The predictor against the simulated GPU: 30 configs spanning decode-, io-, transfer- and kernel-bound
-// loads, each predicted and then run for a second or two on this host. The bar is samples/s within
-// 10% and the stall (the loader's share of the time) within 0.10 of the window, on every config. That does
-// not hold on the 2-core virtual machines CI runs on: there 19 to 23 of the 30 meet it from run to run
-// (25 to 30 on a quieter one), because the host's own rates move between the predictor's measurement of
-// them and the runs (sleeps and wake-ups end 30 to 65 us late from one second to the next, page faults
-// run at 0.3 GB/s). So this test holds 17 of 30 to the bar and every config to within a factor of 1.8,
-// enough to catch a model that has gone wrong; docs/predict.md lists what the model leaves out. Run alone
-// (RUN_SERIAL): the runs measure speed, and the predictor measures this host's rates.
+// loads, each predicted and then run for a second or two on this host. The bar: samples/s within
+// 10% and the stall (the loader's share of the time) within 0.10 of the window, on every config. The
+// simulated GPU's runs are only as fast as the host that runs them, and a virtual machine's rates move
+// from one second to the next (sleeps and wake-ups ending 18 to 65 us late, page faults at 0.3 to 3 GB/s,
+// memory bandwidth a third lower for a while), so each config is predicted on rates measured just before
+// its run, and one that misses is measured once more. docs/predict.md lists what the model leaves out.
+// Run alone (RUN_SERIAL): the runs measure speed, and the predictor measures this host's rates.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -118,26 +117,53 @@ std::vector<Case> cases() {
     return all;
 }
 
+// A config's prediction and measurement, and whether they agree to the bar.
+struct Comparison {
+    HostRates host;
+    Metrics predicted, measured;
+    double error() const { return predicted.samples_per_s / measured.samples_per_s - 1; }
+    bool within_bar() const {
+        return std::abs(error()) <= 0.10 && std::abs(predicted.stall - measured.stall) <= 0.10;
+    }
+};
+
+// Predicted on the host's rates measured just before the run.
+Comparison compare(const PipelineConfig& config) {
+    Comparison c;
+    c.host = measure_host_rates();
+    c.predicted = predict(config, calibration_for(config), c.host);
+    c.measured = measure(config);
+    return c;
+}
+
+std::string line(const std::string& name, const Comparison& c) {
+    return fmt::format("{:<40} measured {:>8.0f}  predicted {:>8.0f} ({:+.0f}%)  stall {:.2f} / {:.2f}", name,
+                       c.measured.samples_per_s, c.predicted.samples_per_s, 100 * c.error(), c.measured.stall,
+                       c.predicted.stall);
+}
+
 }  // namespace
 
+// The bar on every config, each predicted on the host's rates measured just before its run. A config that
+// misses is measured once more: a model that is wrong misses twice, a host whose rates moved during the
+// run (the noise described above) rarely does.
 TEST_CASE("predict agrees with the simulated GPU on 30 configs of every kind of load") {
     const std::vector<Case> all = cases();
     REQUIRE(all.size() == 30);
-    MESSAGE("host: " << describe(this_host_rates()));
-    int within = 0;
+    int first_try = 0;
     for (const Case& c : all) {
-        const Metrics predicted = predict(c.config);
-        const Metrics measured = measure(c.config);
-        REQUIRE(measured.samples_per_s > 0);
-        const double error = predicted.samples_per_s / measured.samples_per_s - 1;
-        const double stall_error = predicted.stall - measured.stall;
-        MESSAGE(fmt::format("{:<40} measured {:>8.0f}  predicted {:>8.0f} ({:+.0f}%)  stall {:.2f} / {:.2f}",
-                            c.name, measured.samples_per_s, predicted.samples_per_s, 100 * error,
-                            measured.stall, predicted.stall));
-        const double ratio = predicted.samples_per_s / measured.samples_per_s;
-        CHECK_MESSAGE((ratio <= 1.8 && ratio >= 1 / 1.8), c.name);
-        within += std::abs(error) <= 0.10 && std::abs(stall_error) <= 0.10;
+        Comparison result = compare(c.config);
+        REQUIRE(result.measured.samples_per_s > 0);
+        MESSAGE(line(c.name, result));
+        if (result.within_bar()) {
+            ++first_try;
+            continue;
+        }
+        MESSAGE("missed on " << describe(result.host) << "; again:");
+        result = compare(c.config);
+        MESSAGE(line(c.name, result) << "\n  on " << describe(result.host));
+        CHECK_MESSAGE(result.within_bar(), c.name);
     }
-    MESSAGE(fmt::format("{} of {} configs within 10% (samples/s) and 0.10 (stall)", within, all.size()));
-    CHECK(within >= 17);
+    MESSAGE(fmt::format("{} of {} configs within 10% (samples/s) and 0.10 (stall) at the first try",
+                        first_try, all.size()));
 }

@@ -4,6 +4,7 @@
 // copy through the driver's bounce buffer (the train loop), a call into the simulated GPU, and handing a
 // batch from one thread to another. The predictor (pipeline_model.h) runs on these figures; they are
 // measured, not assumed, because the simulated GPU's runs are only as fast as the host that runs them.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -20,8 +21,25 @@ struct ByteRateCurve {
     double ns_for(double bytes) const { return bytes / at(bytes); }
 };
 
+// How much later than asked a worker's io wait (a 100 us sleep) ends, on average, when `sleepers` threads
+// sleep such waits at once: their wake-ups queue for the cores. Measured at 1, 4 and 16 sleepers,
+// log-interpolated between.
+struct SleepOvershoot {
+    static constexpr std::array<int, 3> kSleepers{1, 4, 16};
+    std::array<double, 3> us{};
+
+    double at(int sleepers) const;
+};
+
 struct HostRates {
     int cores = 1;
+    // The cores' worth of time this process's threads get when `cores` of them want to run at once: less
+    // than `cores` on a machine busy with other processes, or a virtual machine whose host runs others.
+    // 0: not measured, taken as all of them.
+    double cores_available = 0;
+    double usable_cores() const {
+        return cores_available > 0 ? std::min(cores_available, static_cast<double>(cores)) : cores;
+    }
     // Workers' convert, per output (float32) byte: samples under 256 KiB use plain stores, larger ones
     // streaming stores (dataset.cpp); indexed by the batch's bytes.
     ByteRateCurve convert_plain, convert_streaming;
@@ -35,14 +53,15 @@ struct HostRates {
     double handoff_us = 0;      // a BlockingQueue push until the blocked popper runs
     // A simulated GPU op's end until the host thread waiting on it runs.
     double gpu_wake_us = 0;
-    double sleep_overshoot_us = 0;  // how much later than asked a worker's io wait (a sleep) ends
+    SleepOvershoot sleep_overshoot;
     // GB/s of writing fresh memory (page faults included): a pool buffer's first batch. 0: not measured,
     // taken as free.
     double first_touch_gbps = 0;
     double first_touch_ns(double bytes) const { return first_touch_gbps > 0 ? bytes / first_touch_gbps : 0; }
 };
 
-// The figures that most often decide a prediction, on one line: cores, convert and memcpy GB/s (1 MiB),
+// The figures that most often decide a prediction, on one line: cores (and what of them is available when
+// that is under 95%), convert and memcpy GB/s (1 MiB),
 // first touch, sleep overshoot, hand-off and GPU wake-up.
 std::string describe(const HostRates& host);
 

@@ -50,13 +50,14 @@ struct HostThread {
     }
 };
 
-// Working threads share the cores evenly. Memory-bound ones also share the bus: each alone uses a part of
-// it (1 / (2 * its share of two)), and when the parts of those running at once sum over the whole, each
-// slows in proportion.
+// Working threads share the cores evenly, as much of them as other processes leave this one. Memory-bound
+// ones also share the bus: each alone uses a part of it (1 / (2 * its share of two)), and when the parts of
+// those running at once sum over the whole, each slows in proportion.
 void share_host(std::vector<HostThread*>& threads, const HostRates& host) {
     int working = 0;
     for (HostThread* t : threads) working += t->phase == HostThread::Phase::working;
-    const double cpu = working > host.cores ? static_cast<double>(host.cores) / working : 1.0;
+    const double cores = host.usable_cores();
+    const double cpu = working > cores ? cores / working : 1.0;
     double bus = 0;
     for (HostThread* t : threads)
         if (t->phase == HostThread::Phase::working) bus += t->bus_use * cpu;
@@ -365,10 +366,12 @@ double Model::sample_cost_scale(int64_t index) const {
     return config_.batch_size * (straggler ? config_.straggler_factor : 1.0);
 }
 
-// A batch's io: each sample sleeps its io_us, and each sleep ends a little late.
+// A batch's io: each sample sleeps its io_us, and each sleep ends a little late, the later the more
+// workers sleep at once (the train loop's thread when there are none).
 double Model::io_ns(int64_t index) const {
     if (config_.io_us <= 0) return 0;
-    return (config_.io_us * sample_cost_scale(index) + host_.sleep_overshoot_us * config_.batch_size) * 1e3;
+    const double overshoot_us = host_.sleep_overshoot.at(std::max(config_.num_workers, 1));
+    return (config_.io_us * sample_cost_scale(index) + overshoot_us * config_.batch_size) * 1e3;
 }
 
 double Model::convert_ns(int64_t index) {
