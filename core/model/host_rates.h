@@ -21,14 +21,17 @@ struct ByteRateCurve {
     double ns_for(double bytes) const { return bytes / at(bytes); }
 };
 
-// How much later than asked a worker's io wait (a 100 us sleep) ends, on average, when `sleepers` threads
-// sleep such waits at once: their wake-ups queue for the cores. Measured at 1, 4 and 16 sleepers,
-// log-interpolated between.
+// How much later than asked a worker's io wait ends, on average, by how long it sleeps and how many
+// threads sleep such waits at once. More sleepers queue their wake-ups for the cores; a longer sleep lets
+// an idle core (or a virtual machine's vCPU) sink deeper, and waking it takes longer: on the H100 host a
+// 100 us sleep ended 16 us late, the pipeline's 400 us ones about 45. Measured at 1, 4 and 16 sleepers
+// of 50, 200 and 800 us, log-interpolated between (and held beyond).
 struct SleepOvershoot {
     static constexpr std::array<int, 3> kSleepers{1, 4, 16};
-    std::array<double, 3> us{};
+    static constexpr std::array<double, 3> kSleepUs{50, 200, 800};
+    std::array<std::array<double, 3>, 3> us{};  // [sleepers][sleep]
 
-    double at(int sleepers) const;
+    double at(int sleepers, double sleep_us) const;
 };
 
 struct HostRates {
@@ -45,7 +48,10 @@ struct HostRates {
     ByteRateCurve convert_plain, convert_streaming;
     double per_sample_ns = 0;    // a fetch call's own cost, beyond its bytes
     ByteRateCurve memcpy_rate;   // the pin thread's copy, by batch bytes
-    ByteRateCurve staging_rate;  // PageableStaging::stage, by copy bytes
+    ByteRateCurve staging_rate;  // PageableStaging::stage to the device (H2D), by copy bytes
+    // ... and from it (D2H): writing a pageable buffer that is not in cache is slower than reading one (on
+    // the H100 host, 8 MiB results ran a fifth slower than the H2D rate said).
+    ByteRateCurve staging_from_device_rate;
     // Two threads doing the same memory-bound work at once share the memory bus: what each gets of what
     // it gets alone (1: no sharing, as in cache), by working-set size, in GB/s units of ByteRateCurve.
     ByteRateCurve convert_share_of_two, memcpy_share_of_two;

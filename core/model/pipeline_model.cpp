@@ -366,11 +366,11 @@ double Model::sample_cost_scale(int64_t index) const {
     return config_.batch_size * (straggler ? config_.straggler_factor : 1.0);
 }
 
-// A batch's io: each sample sleeps its io_us, and each sleep ends a little late, the later the more
-// workers sleep at once (the train loop's thread when there are none).
+// A batch's io: each sample sleeps its io_us, and each sleep ends a little late: the later, the longer
+// it is and the more workers sleep at once (the train loop's thread when there are none).
 double Model::io_ns(int64_t index) const {
     if (config_.io_us <= 0) return 0;
-    const double overshoot_us = host_.sleep_overshoot.at(std::max(config_.num_workers, 1));
+    const double overshoot_us = host_.sleep_overshoot.at(std::max(config_.num_workers, 1), config_.io_us);
     return (config_.io_us * sample_cost_scale(index) + overshoot_us * config_.batch_size) * 1e3;
 }
 
@@ -644,8 +644,9 @@ bool Model::step_loop() {
             if (op.kind != OpKind::kernel && !op.pinned) {  // pageable: staged by this thread once started
                 if (!gpu_.started(pending_op_)) return false;
                 if (wake_after_gpu(t)) return true;
-                t.work(op.bytes / host_.staging_rate.at(op.bytes),
-                       bus_use(host_.memcpy_share_of_two, op.bytes));
+                const ByteRateCurve& rate =
+                    op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
+                t.work(op.bytes / rate.at(op.bytes), bus_use(host_.memcpy_share_of_two, op.bytes));
                 loop_step_ = LoopStep::stage;
                 return true;
             }
