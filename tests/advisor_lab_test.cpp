@@ -150,19 +150,11 @@ TEST_CASE(
     check_fix_moves_its_metric(config, run, *deep, 0.5);
 }
 
-// On a host with the cores its five workers need, the tuned preset is not input-bound at all. On CI's
-// two cores it is (collating 38 MB batches takes both cores: stall about 0.6), and the advisor rightly
-// says so; what the preset tuned (pinned memory collated in place, non_blocking copies on two streams,
-// a prefetch that matches the workers) must draw no finding there.
-TEST_CASE("the tuned preset draws no finding about what it tuned: copies, pinning, the pin stage, prefetch") {
-    const Advised run = run_and_advise(preset("tuned-loader"));
-    for (const char* rule : {"pageable-async-memcpy", "sync-memcpy", "low-overlap", "pin-bound",
-                             "prefetch-too-shallow", "prefetch-too-deep", "pinned-over-budget"}) {
-        CAPTURE(rule);
-        CHECK(named(run.advice, rule) == nullptr);
-    }
-    if (std::thread::hardware_concurrency() >= 8) {  // enough cores for its workers: nothing at all
-        CHECK(run.advice.verdict == Verdict::not_input_bound);
-        CHECK(run.advice.findings.empty());
-    }
+// The tuned preset's five workers feed its light model (a 2 ms step) even on CI's two cores: the GPU is
+// the bottleneck, so there is nothing to fix and the advisor must not invent something. 3 s, as the
+// pin-bound run: its pinned buffers fault their pages in during the run, slowly on some virtual machines.
+TEST_CASE("the tuned preset is not input-bound and draws no finding at all") {
+    const Advised run = run_and_advise(preset("tuned-loader"), 3);
+    CHECK(run.advice.verdict == Verdict::not_input_bound);
+    CHECK(run.advice.findings.empty());
 }
