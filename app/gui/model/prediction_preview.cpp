@@ -90,7 +90,9 @@ const PredictionPreview::Curve* PredictionPreview::curve(const PipelineConfig& b
                           knob.key != "fail_at_sample" && knob.key != "pinned_budget_mb";
     if (!model_.ready() || !modelled || base.device == DeviceChoice::cuda) return nullptr;
     if (curve_base_ && *curve_base_ == base && curve_.knob == &knob) return &curve_;
-    curve_ = Curve{.knob = &knob, .values = slider_values(knob, kCurvePoints)};
+    curve_ = Curve{};  // field by field: a designated initializer leaving some out warns under -Wextra
+    curve_.knob = &knob;
+    curve_.values = slider_values(knob, kCurvePoints);
     curve_base_ = base;
     // The value now is a point of the curve, so that its mark sits on what the slider shows.
     const double at = knob.get(base).is_number() ? knob.get(base).get<double>() : knob.unset_means;
