@@ -12,6 +12,17 @@
 namespace pinscope {
 
 struct AdviceFacts {
+    // What gather_facts starts from; the rest it fills in. (A constructor, not an aggregate:
+    // brace-initializing these six and leaving the rest warns under -Wmissing-field-initializers.)
+    AdviceFacts(const TraceStore& store_, const Metrics& metrics_, const PipelineConfig& config_,
+                Interval window_, unsigned cores_, int64_t pinned_budget_bytes_)
+        : store(store_),
+          metrics(metrics_),
+          config(config_),
+          window(window_),
+          cores(cores_),
+          pinned_budget_bytes(pinned_budget_bytes_) {}
+
     const TraceStore& store;
     const Metrics& metrics;
     const PipelineConfig& config;

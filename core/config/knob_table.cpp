@@ -7,7 +7,6 @@ namespace pinscope {
 namespace {
 
 using C = PipelineConfig;
-constexpr double kUnbounded = Knob::kUnbounded;
 
 const Knob kKnobs[] = {
     // DataLoader: PyTorch's names and, where PyTorch has them, its rules.
