@@ -233,7 +233,7 @@ double gpu_wake_us() {
 // How late a sleep of `sleep_us` ends, as a sample's io_us wait sleeps (dataset.cpp), when `sleepers`
 // threads sleep such waits at once. The mean of all their waits but the longest 1%: the pipeline pays every
 // late wake-up, and a single stall of the machine should not weigh on a figure taken in milliseconds.
-// On this project's 2-core VM: 20 us alone, 25 with 8 at once, 30 with 16.
+// On this project's 2-core VM, 100 us sleeps: 20 us alone, 25 with 8 at once, 30 with 16.
 double sleep_overshoot_us(int sleepers, double sleep_us) {
     const int waits = std::clamp(static_cast<int>(20'000 / sleep_us), 25, 100);  // 20 ms or 25 waits
     std::barrier start(sleepers);
@@ -287,10 +287,6 @@ double cores_available(int cores) {
     return std::clamp(sum, 1.0, static_cast<double>(cores));
 }
 
-}  // namespace
-
-namespace {
-
 // Where `x` falls between the points of `grid`, on a log scale: the point below and the fraction of the
 // way to the next (held at the ends).
 template <size_t N, typename T>
@@ -314,13 +310,13 @@ double SleepOvershoot::at(int sleepers, double sleep_us) const {
 }
 
 double ByteRateCurve::at(double bytes) const {
-    if (bytes <= size_at(0)) return gbps[0];
-    for (int i = 1; i < kPoints; ++i)
-        if (bytes <= size_at(i)) {
-            const double f = std::log(bytes / size_at(i - 1)) / std::log(size_at(i) / size_at(i - 1));
-            return gbps[i - 1] + f * (gbps[i] - gbps[i - 1]);
-        }
-    return gbps[kPoints - 1];
+    static const std::array<double, kPoints> sizes = [] {
+        std::array<double, kPoints> at{};
+        for (int i = 0; i < kPoints; ++i) at[static_cast<size_t>(i)] = size_at(i);
+        return at;
+    }();
+    const auto [i, f] = log_position(sizes, bytes);
+    return gbps[i] + f * (gbps[i + 1] - gbps[i]);
 }
 
 HostRates measure_host_rates() {
