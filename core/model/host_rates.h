@@ -67,8 +67,8 @@ struct HostRates {
 };
 
 // The figures that most often decide a prediction, on one line: cores (and what of them is available when
-// that is under 95%), convert and memcpy GB/s (1 MiB),
-// first touch, sleep overshoot, hand-off and GPU wake-up.
+// that is under 95%), convert and memcpy GB/s (1 MiB), first touch, how late a 200 us sleep ends (alone
+// and with 16 at once), hand-off and GPU wake-up.
 std::string describe(const HostRates& host);
 
 // Measures this host (about a second, both cores busy).
