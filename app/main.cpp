@@ -17,9 +17,11 @@
 #include "app/cli/predict_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/stats_command.h"
+#include "app/cli/stop_signals.h"
 #include "app/cli/sweep_command.h"
 #include "app/cli/usage_error.h"
 #include "app/default_command.h"
+#include "core/files/output_file.h"
 
 using namespace pinscope;
 
@@ -35,6 +37,7 @@ std::string command_name(int argc, char** argv, const std::vector<Command>& comm
 }  // namespace
 
 int main(int argc, char** argv) {
+    install_stop_signals();  // before any command: no signal may leave a temporary file behind
     CLI::App app{
         "pinscope: a lab for how training data travels from host memory to a GPU.\n"
         "With no command it opens the desktop app (or, without a display, runs the headless demo);\n"
@@ -74,6 +77,9 @@ int main(int argc, char** argv) {
         if (!capture_file.empty()) return open_capture(capture_file);
         return run_default_command();
     } catch (const UsageError& e) {
+        fmt::print(stderr, "{}: {}\n", command_name(argc, argv, commands), e.what());
+        return kExitUsage;
+    } catch (const OutputPathError& e) {  // a file that cannot be written where the user asked
         fmt::print(stderr, "{}: {}\n", command_name(argc, argv, commands), e.what());
         return kExitUsage;
     } catch (const std::exception& e) {

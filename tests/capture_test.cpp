@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <zstd.h>
 
 #include "core/config/config_json.h"
@@ -326,11 +327,12 @@ TEST_CASE("files that are not captures, or are from a newer pinscope, say what t
     }
     std::string newer = capture_bytes(varied_store(), varied_info());
     CHECK(load_bytes(newer).store.span_count() > 0);
-    newer[8] = 2;
+    newer[8] = static_cast<char>(kCaptureFormatVersion + 1);
     write_file(path, newer);
     CHECK(looks_like_capture(path));
-    CHECK_THROWS_WITH_AS(load_capture(path), doctest::Contains("newer pinscope (capture format 2"),
-                         CaptureError);
+    const std::string newer_words =
+        fmt::format("newer pinscope (capture format {}", kCaptureFormatVersion + 1);
+    CHECK_THROWS_WITH_AS(load_capture(path), doctest::Contains(newer_words.c_str()), CaptureError);
     CHECK_THROWS_WITH_AS(load_capture(temp_path("missing.pinscope")), doctest::Contains("no such file"),
                          CaptureError);
     std::filesystem::remove(path);

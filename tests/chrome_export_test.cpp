@@ -325,6 +325,6 @@ TEST_CASE("the error for a missing folder says which path and what to check") {
     } catch (const std::runtime_error& error) {
         const std::string message = error.what();
         CHECK(message.find("/nonexistent-pinscope-folder/t.json") != std::string::npos);
-        CHECK(message.find("folder exists") != std::string::npos);
+        CHECK(message.find("the folder /nonexistent-pinscope-folder does not exist") != std::string::npos);
     }
 }

@@ -394,7 +394,8 @@ TEST_CASE("a bad sweep spec exits 2 with one line naming the flag and the fix") 
         {"--decode-us 0..100", "--decode-us 0..100: a range of decode_us needs a step"},
         {"--pin-mode fast", "--pin-mode fast: pin_mode should be one of thread, direct"},
         {"--seconds-each 0", "--seconds-each"},
-        {"--csv /nonexistent/sweep.csv", "--csv /nonexistent/sweep.csv: cannot write there"},
+        {"--csv /nonexistent/sweep.csv",
+         "--csv /nonexistent/sweep.csv: the folder /nonexistent does not exist"},
     };
     for (const auto& [args, expected] : cases) {
         CAPTURE(args);

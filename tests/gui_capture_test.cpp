@@ -204,10 +204,16 @@ TEST_CASE("exporting the view writes a picture, a trace or CSV of just that stre
     CHECK_THROWS_AS(
         ViewExport({ExportFormat::png, folder / "tiny.png", 10, 10}, capture.store, view, capture.info),
         std::invalid_argument);
-    ViewExport nowhere({ExportFormat::png, "/nonexistent-folder/x.png"}, capture.store, view, capture.info);
-    while (!nowhere.done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    CHECK_FALSE(nowhere.message().empty());
-    CHECK(nowhere.failed());
+    // A place that cannot be written is refused before any work, as is a capture the export would replace.
+    CHECK_THROWS_WITH_AS(
+        ViewExport({ExportFormat::png, "/nonexistent-folder/x.png"}, capture.store, view, capture.info),
+        "/nonexistent-folder/x.png: the folder /nonexistent-folder does not exist", OutputPathError);
+    save_capture(folder / "kept.json", capture.store, capture.info);
+    CHECK_THROWS_WITH_AS(
+        ViewExport({ExportFormat::perfetto, folder / "kept.json"}, capture.store, view, capture.info),
+        doctest::Contains("that file is a pinscope capture, which writing the export there would destroy"),
+        OutputPathError);
+    CHECK(looks_like_capture(folder / "kept.json"));
     std::filesystem::remove_all(folder);
 }
 

@@ -315,14 +315,26 @@ TEST_CASE("recording the last seconds writes a Chrome trace of just that window"
 
 TEST_CASE("recording the next seconds waits for the window to pass") {
     TraceStore store;
-    Recording recording({RecordMode::next, 1, "/nonexistent-folder/x.json"}, {}, 0, 0);
+    const auto file = testing::scratch_path("next.json");
+    Recording recording({RecordMode::next, 1, file}, {}, 0, 0);
     recording.update(store, kNsPerS / 2);
     CHECK(recording.phase() == RecordPhase::capturing);
     CHECK(recording.progress(kNsPerS / 2) == doctest::Approx(0.5));
+    CHECK_FALSE(std::filesystem::exists(file));
     recording.update(store, 2 * kNsPerS);
     while (!recording.finished()) recording.update(store, 2 * kNsPerS);
-    CHECK(recording.phase() == RecordPhase::failed);  // an unwritable folder is a message, not a crash
-    CHECK_FALSE(recording.message().empty());
+    CHECK(recording.phase() == RecordPhase::done);
+    CHECK(std::filesystem::exists(file));
+}
+
+TEST_CASE("a recording to a folder that does not exist is refused before it starts, saying why") {
+    try {
+        Recording recording({RecordMode::next, 1, "/nonexistent-folder/x.json"}, {}, 0, 0);
+        FAIL("a recording started that could never be written");
+    } catch (const OutputPathError& e) {
+        CHECK(std::string(e.what()) ==
+              "/nonexistent-folder/x.json: the folder /nonexistent-folder does not exist");
+    }
 }
 
 TEST_CASE("the file browser lists folders first and says why a file cannot be written") {

@@ -57,14 +57,25 @@ bool overlap(const Span& a, const Span& b) {
     return a.start < b.end && b.start < a.end;
 }
 
+// A link of these bandwidths (GB/s) for every copy size, built in code: no file may describe a link this
+// slow (calibration files are held to physical ranges), but a test may model one.
+Calibration test_link(double pinned_gbps, double pageable_gbps) {
+    Calibration c;
+    c.name = "slow test link";
+    c.source = "test";
+    c.copy_engines = 3;
+    const auto flat = [](double gbps) { return CopyCurve({{1024.0 * 1024.0, gbps}}, 0); };
+    c.h2d_pinned = c.d2h_pinned = flat(pinned_gbps);
+    c.h2d_pageable = c.d2h_pageable = flat(pageable_gbps);
+    c.bidir_total_gbps = 2 * pinned_gbps;
+    c.host_memcpy_gbps = 10;
+    return c;
+}
+
 // A GPU whose copies crawl (1 MB/s), so a host thread can tell "returned at once" from "waited" with a
 // margin of a whole second.
 Calibration slow_link() {
-    auto json = nlohmann::json::parse(R"({
-      "name": "slow test link", "copy_engines": 3, "copy_latency_us": 0,
-      "copy_bandwidth_GBps": {"h2d_pinned_1MB": 0.001, "h2d_pageable_1MB": 0.001,
-                              "d2h_pinned_1MB": 0.001, "d2h_pageable_1MB": 0.001}})");
-    return calibration_from_json(json, "test");
+    return test_link(0.001, 0.001);
 }
 
 // Two streams whose work starts at one model instant (see Gate), and buffers for copies between them.
@@ -286,11 +297,7 @@ TEST_CASE("two H2D copies on two streams share one direction of the link") {
 
 // A link where a pageable copy takes twice as long as a pinned one: 256 KiB in about 0.26 s and 0.13 s.
 Calibration slow_pageable_link() {
-    auto json = nlohmann::json::parse(R"({
-      "name": "slow test link", "copy_engines": 3, "copy_latency_us": 0,
-      "copy_bandwidth_GBps": {"h2d_pinned_1MB": 0.002, "h2d_pageable_1MB": 0.001,
-                              "d2h_pinned_1MB": 0.002, "d2h_pageable_1MB": 0.001}})");
-    return calibration_from_json(json, "test");
+    return test_link(0.002, 0.001);
 }
 
 TEST_CASE(
@@ -383,7 +390,8 @@ TEST_CASE("the device counts its live resources and they return to zero") {
 }
 
 TEST_CASE("a calibration file with a missing direction is rejected with a clear message") {
-    auto json = nlohmann::json::parse(R"({"copy_bandwidth_GBps": {"h2d_pinned_1MB": 40}})");
+    auto json = nlohmann::json::parse(
+        R"({"format": "pinscope-calibration/1", "copy_bandwidth_GBps": {"h2d_pinned_1MB": 40}})");
     CHECK_THROWS_WITH_AS(calibration_from_json(json, "x.json"),
                          doctest::Contains("no \"h2d_pageable_<N>MB\" figures"), CalibrationError);
     CHECK_THROWS_AS(calibration_from_json(nlohmann::json::parse("[]"), "x.json"), CalibrationError);
@@ -393,8 +401,9 @@ TEST_CASE("a calibration file with a missing direction is rejected with a clear 
 TEST_CASE(
     "a calibration field of the wrong type or a copy of 0 MB is an error, and no key crashes the reader") {
     const auto with = [](const char* key, nlohmann::json value) {
-        auto json = nlohmann::json::parse(R"({"copy_bandwidth_GBps": {"h2d_pinned_1MB": 20,
-            "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21, "d2h_pageable_1MB": 6}})");
+        auto json = nlohmann::json::parse(R"({"format": "pinscope-calibration/1",
+            "copy_bandwidth_GBps": {"h2d_pinned_1MB": 20, "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21,
+            "d2h_pageable_1MB": 6}})");
         if (std::string(key).ends_with("MB"))
             json["copy_bandwidth_GBps"][key] = value;
         else
@@ -403,8 +412,11 @@ TEST_CASE(
     };
     CHECK_THROWS_WITH_AS(calibration_from_json(with("name", 2.5), "x.json"),
                          "calibration x.json: name should be a string.", CalibrationError);
-    CHECK_THROWS_WITH_AS(calibration_from_json(with("copy_engines", "3"), "x.json"),
-                         "calibration x.json: copy_engines should be between 1 and 16.", CalibrationError);
+    CHECK_THROWS_WITH_AS(
+        calibration_from_json(with("copy_engines", "3"), "x.json"),
+        "calibration x.json: copy_engines should be between 1 and 16; measure the GPU again with "
+        "`pinscope probe`.",
+        CalibrationError);
     CHECK_THROWS_AS(calibration_from_json(with("copy_engines", 1e30), "x.json"), CalibrationError);
     // A point at 0 bytes made the curve between it and the next size NaN.
     CHECK_THROWS_WITH_AS(calibration_from_json(with("h2d_pinned_0MB", 30), "x.json"),

@@ -5,6 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -79,40 +81,45 @@ Command add_bench_command(CLI::App& app) {
     cmd->add_option("--open-capture", *open_capture, "Open a capture and print how long it took")->group("");
     auto predict = std::make_shared<bool>(false);
     cmd->add_flag("--predict", *predict, "Instead: how many configs a second the predictor evaluates");
-    return {cmd, [seconds, json, captures, folder, open_capture, keep, predict] {
-                if (*predict) return run_predict_bench(*json);
-                if (!open_capture->empty()) return open_capture_timed(*open_capture);
-                if (!captures->empty()) {
-                    check_writable(std::filesystem::path(*folder) / "x", "--folder");
-                    return run_capture_bench(*captures, *folder, *keep);
-                }
-                const std::vector<BenchCase> cases = {
-                    {"inline (num_workers=0), pinned", 0, true, PinMode::thread},
-                    {"2 workers, pin thread", 2, true, PinMode::thread},
-                    {"2 workers, pinned direct", 2, true, PinMode::direct},
-                    {"4 workers, pageable", 4, false, PinMode::thread},
-                };
-                nlohmann::json results = nlohmann::json::array();
+    return {
+        cmd, [seconds, json, captures, folder, open_capture, keep, predict] {
+            if (*predict) return run_predict_bench(*json);
+            if (!open_capture->empty()) return open_capture_timed(*open_capture);
+            if (!captures->empty()) {
+                std::error_code error;
+                if (!std::filesystem::is_directory(*folder, error) || ::access(folder->c_str(), W_OK) != 0)
+                    throw UsageError(
+                        fmt::format("--folder {}: cannot write there; name a folder that exists "
+                                    "and is writable.",
+                                    *folder));
+                return run_capture_bench(*captures, *folder, *keep);
+            }
+            const std::vector<BenchCase> cases = {
+                {"inline (num_workers=0), pinned", 0, true, PinMode::thread},
+                {"2 workers, pin thread", 2, true, PinMode::thread},
+                {"2 workers, pinned direct", 2, true, PinMode::direct},
+                {"4 workers, pageable", 4, false, PinMode::thread},
+            };
+            nlohmann::json results = nlohmann::json::array();
+            if (!*json)
+                fmt::print(
+                    "engine benchmark: zero-cost samples, zero-time kernels, simulated GPU, {} s per "
+                    "case, {} cores\n",
+                    *seconds, std::thread::hardware_concurrency());
+            for (const BenchCase& c : cases) {
+                const BenchResult r = run_case(zero_cost(c, *seconds));
+                results.push_back({{"case", c.name},
+                                   {"batches", r.batches},
+                                   {"batches_per_s", r.batches_per_s()},
+                                   {"dropped_spans", r.dropped_spans}});
                 if (!*json)
-                    fmt::print(
-                        "engine benchmark: zero-cost samples, zero-time kernels, simulated GPU, {} s per "
-                        "case, {} cores\n",
-                        *seconds, std::thread::hardware_concurrency());
-                for (const BenchCase& c : cases) {
-                    const BenchResult r = run_case(zero_cost(c, *seconds));
-                    results.push_back({{"case", c.name},
-                                       {"batches", r.batches},
-                                       {"batches_per_s", r.batches_per_s()},
-                                       {"dropped_spans", r.dropped_spans}});
-                    if (!*json)
-                        fmt::print(
-                            "  {:<34} {:>10.0f} batches/s  {:>7.1f} us/batch{}\n", c.name, r.batches_per_s(),
-                            r.batches ? 1e6 / r.batches_per_s() : 0.0,
-                            r.dropped_spans ? fmt::format("  ({} spans dropped)", r.dropped_spans) : "");
-                }
-                if (*json) std::cout << nlohmann::json{{"bench", results}}.dump() << std::endl;
-                return kExitOk;
-            }};
+                    fmt::print("  {:<34} {:>10.0f} batches/s  {:>7.1f} us/batch{}\n", c.name,
+                               r.batches_per_s(), r.batches ? 1e6 / r.batches_per_s() : 0.0,
+                               r.dropped_spans ? fmt::format("  ({} spans dropped)", r.dropped_spans) : "");
+            }
+            if (*json) std::cout << nlohmann::json{{"bench", results}}.dump() << std::endl;
+            return kExitOk;
+        }};
 }
 
 }  // namespace pinscope

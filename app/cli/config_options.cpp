@@ -65,6 +65,11 @@ ConfigOptions::ConfigOptions(CLI::App& cmd, const PipelineConfig& defaults)
 
 ConfigOptions::~ConfigOptions() = default;
 
+void ConfigOptions::add_inputs(OutputPlan& plan, const PipelineConfig& config) const {
+    plan.add_input(config_file_, "the --config file");
+    plan.add_input(config.calibration, "the --calibration file");
+}
+
 PipelineConfig ConfigOptions::resolve() const {
     PipelineConfig c = defaults_;
     if (!preset_name_.empty()) {

@@ -9,6 +9,7 @@
 
 #include "core/config/pipeline_config.h"
 #include "core/config/presets.h"
+#include "core/io/output_plan.h"
 
 namespace pinscope {
 
@@ -24,6 +25,9 @@ class ConfigOptions {
     PipelineConfig resolve() const;
     // The preset --preset named, once resolve() has run; nullptr without one.
     const Preset* preset() const { return preset_; }
+    // The files `config` (as resolve() gave it) reads: --config and --calibration, which no output of the
+    // same command may overwrite.
+    void add_inputs(OutputPlan& plan, const PipelineConfig& config) const;
 
   private:
     struct KnobOption;

@@ -1,12 +1,13 @@
 #include "app/cli/export_command.h"
 
+#include <cmath>
 #include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/cli/capture_input.h"
-#include "app/cli/run_command.h"
+#include "app/cli/output_option.h"
 #include "app/cli/usage_error.h"
 #include "core/io/capture_export.h"
 #include "core/io/chrome_trace.h"
@@ -16,25 +17,34 @@ namespace pinscope {
 namespace {
 
 struct ExportRequest {
-    std::string file, format, output;
+    std::string file, format;
+    OutputOption output;
     std::string window;  // "FROM:TO" in seconds from the capture's start; empty: all of it
     std::string size = "1600x900";
     bool dark = false;
 };
 
-// "0.5:0.52" -> the interval of the capture from 0.5 s to 0.52 s after its first span.
+// "0.5:0.52" -> the interval of the capture from 0.5 s to 0.52 s after its first span. A window that
+// misses the capture would export nothing: that is bad input too, said with the capture's length.
 Interval parse_window(const std::string& text, const TraceStore& store) {
     if (text.empty()) return {0, 0};
     double from = 0, to = 0;
     char colon = 0;
     std::istringstream in(text);
-    if (!(in >> from >> colon >> to) || colon != ':' || !in.eof() || from < 0 || to <= from)
+    if (!(in >> from >> colon >> to) || colon != ':' || !in.eof() || !std::isfinite(from) ||
+        !std::isfinite(to) || from < 0 || to <= from)
         throw UsageError(
             fmt::format("--window {}: give FROM:TO in seconds from the capture's start, such as "
                         "0.5:0.52.",
                         text));
+    const double length = ns_to_s(store.last_time() - store.first_time());
+    if (from >= length)
+        throw UsageError(
+            fmt::format("--window {}: the capture is {:.3f} s long, so the window starts after its "
+                        "end; give FROM below {:.3f}.",
+                        text, length, length));
     const TimeNs first = store.first_time();
-    return {first + static_cast<TimeNs>(from * 1e9), first + static_cast<TimeNs>(to * 1e9)};
+    return {first + static_cast<TimeNs>(from * 1e9), first + static_cast<TimeNs>(std::min(to, length) * 1e9)};
 }
 
 std::pair<int, int> parse_size(const std::string& text) {
@@ -50,30 +60,44 @@ std::pair<int, int> parse_size(const std::string& text) {
 }
 
 int run_export(const ExportRequest& r) {
-    check_writable(r.output, "--output");
+    OutputPlan plan;
+    plan.add_input(r.file, "the capture it exports");
+    if (r.format == "png" || r.format == "svg") {
+        const std::filesystem::path output = r.output.path;
+        std::error_code none;
+        const bool stream =
+            std::filesystem::is_character_file(output, none) || std::filesystem::is_fifo(output, none);
+        if (!stream && output.extension() != "." + r.format)
+            throw UsageError(fmt::format("--output {}: a {} export needs a file name ending in .{}.",
+                                         r.output.path, r.format, r.format));
+    }
+    PictureOptions options;
+    std::tie(options.width, options.height) = parse_size(r.size);
+    OutputFile output = r.output.ready(plan, r.format == "csv" ? "the batch table" : "the export");
+    OutputFile metrics;
+    if (r.format == "csv")
+        metrics = plan.add_output(metrics_csv_path(r.output.path), "--output's metrics file", "the metrics",
+                                  OutputFormat::other);
+
     const Capture capture = open_capture_for_cli(r.file);
     const Interval window = parse_window(r.window, capture.store);
     if (r.format == "perfetto") {
-        save_chrome_trace(r.output, capture.store, capture_export_info(capture, window));
-        fmt::print(stderr, "wrote {} (Chrome trace JSON: open it in ui.perfetto.dev)\n", r.output);
+        save_chrome_trace(output, capture.store, capture_export_info(capture, window));
+        fmt::print(stderr, "wrote {} (Chrome trace JSON: open it in ui.perfetto.dev)\n",
+                   output.path().string());
     } else if (r.format == "csv") {
-        const CsvFiles files = save_capture_csv(r.output, capture, window);
+        save_capture_csv(output, metrics, capture, window);
         fmt::print(stderr, "wrote {} (every batch's stage latencies) and {} (the metrics)\n",
-                   files.batches.string(), files.metrics.string());
+                   output.path().string(), metrics.path().string());
     } else {
-        const std::filesystem::path output = r.output;
-        if (output.extension() != "." + r.format)
-            throw UsageError(fmt::format("--output {}: a {} export needs a file name ending in .{}.",
-                                         r.output, r.format, r.format));
-        PictureOptions options;
-        std::tie(options.width, options.height) = parse_size(r.size);
         options.view = window;
         options.title = capture_title(capture);
         options.dark = r.dark;
         std::string warning;
-        save_timeline_picture(output, capture.store, options, &warning);
+        save_timeline_picture(output, r.format == "svg" ? PictureFormat::svg : PictureFormat::png,
+                              capture.store, options, &warning);
         if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
-        fmt::print(stderr, "wrote {} ({}x{})\n", r.output, options.width, options.height);
+        fmt::print(stderr, "wrote {} ({}x{})\n", output.path().string(), options.width, options.height);
     }
     return kExitOk;
 }
@@ -88,7 +112,8 @@ Command add_export_command(CLI::App& app) {
         ->required()
         ->check(CLI::IsMember({"perfetto", "csv", "png", "svg"}))
         ->option_text("perfetto|csv|png|svg");
-    cmd->add_option("--output", r->output, "The file to write (csv: also OUT's .metrics.csv beside it)")
+    add_output_option(*cmd, "--output", r->output,
+                      "The file to write (csv: also OUT's .metrics.csv beside it)")
         ->required()
         ->option_text("OUT");
     cmd->add_option("--window", r->window, "Only this stretch, in seconds from the capture's start")

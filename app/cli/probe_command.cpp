@@ -7,12 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/cli/run_command.h"
+#include "app/cli/output_option.h"
 #include "app/cli/usage_error.h"
 #include "core/config/config_json.h"
 #include "core/device/copy_probe.h"
 #include "core/device/device_factory.h"
-#include "core/files/atomic_file.h"
 #include "core/units/units.h"
 
 namespace pinscope {
@@ -52,30 +51,30 @@ Command add_probe_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "probe",
         "Measure the GPU's copy bandwidths and write them as a calibration file for the simulated GPU");
-    auto output = std::make_shared<std::string>();
+    auto output = std::make_shared<OutputOption>();
     auto json = std::make_shared<bool>(false);
-    cmd->add_option("--output,-o", *output,
-                    "Write the calibration file here; load it with --device sim --calibration FILE")
-        ->option_text("FILE");
+    add_output_option(*cmd, "--output,-o", *output,
+                      "Write the calibration file here; load it with --device sim --calibration FILE");
     cmd->add_flag("--json", *json, "Print the calibration file's JSON on stdout instead of the table");
     return {cmd, [output, json] {
                 std::string reason;
                 if (cuda_device_count(&reason) == 0)
                     throw UsageError(fmt::format("no GPU to measure: {}.", reason));
-                if (!output->empty()) check_writable(*output, "--output");
+                OutputPlan plan;
+                OutputFile file = output->ready(plan, "the calibration");
                 const CopyProbeResult result = probe_copies();
                 const std::string text = calibration_json(result).dump(1) + "\n";
                 if (*json)
                     std::cout << text << std::flush;
                 else
                     print_table(result);
-                if (!output->empty()) {
-                    write_file_atomically(*output, "the calibration", text);
+                if (file) {
+                    file.write(text);
                     if (!*json)
                         fmt::print(
                             "calibration written to {}; model this GPU with: pinscope run --device sim "
                             "--calibration {}\n",
-                            *output, *output);
+                            file.path().string(), file.path().string());
                 }
                 return kExitOk;
             }};

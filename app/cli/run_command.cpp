@@ -1,15 +1,16 @@
 #include "app/cli/run_command.h"
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "app/cli/advice_report.h"
 #include "app/cli/cli_words.h"
+#include "app/cli/output_option.h"
 #include "app/cli/run_report.h"
+#include "app/cli/stop_signals.h"
 #include "app/cli/usage_error.h"
 #include "core/analysis/advisor.h"
 #include "core/config/config_json.h"
@@ -25,13 +26,6 @@
 namespace pinscope {
 namespace {
 
-constexpr int kExitInterrupted = 130;  // the shell's convention for a run stopped by Ctrl-C
-std::atomic<bool> g_interrupted{false};
-
-void on_interrupt(int) {
-    g_interrupted = true;
-}
-
 void print_progress(const SessionStatus& status, const PipelineConfig& config, double samples_per_s) {
     std::string target = config.seconds > 0 ? fmt::format("/{:.1f} s", config.seconds) : " s";
     if (config.batches > 0)
@@ -41,36 +35,23 @@ void print_progress(const SessionStatus& status, const PipelineConfig& config, d
     fmt::print(stderr, "\r\033[K[{:.1f}{}] {:.0f} samples/s", ns_to_s(status.elapsed), target, samples_per_s);
 }
 
-}  // namespace
-
-void check_writable(const std::filesystem::path& file, const char* option) {
-    const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
-    if (!std::filesystem::is_directory(folder) || ::access(folder.c_str(), W_OK) != 0)
-        throw UsageError(fmt::format("{} {}: cannot write there; the folder {} must exist and be writable.",
-                                     option, file.string(), folder.string()));
-}
-
-namespace {
-
-// Stops the run on Ctrl-C and, on a terminal, shows its progress: called every 200 ms while it runs.
+// Stops the run on Ctrl-C, SIGTERM or SIGHUP and, on a terminal, shows its progress: called every
+// MeasuredRun tick (50 ms) while it runs, so a stop takes effect within one.
 class Watcher {
   public:
     Watcher(Session& session, const PipelineConfig& config, bool show_progress)
-        : session_(session),
-          config_(config),
-          show_progress_(show_progress),
-          previous_(std::signal(SIGINT, on_interrupt)) {
-        g_interrupted = false;
-    }
+        : session_(session), config_(config), show_progress_(show_progress) {}
     ~Watcher() {
-        std::signal(SIGINT, previous_);
         if (show_progress_) fmt::print(stderr, "\r\033[K");
     }
     void operator()() {
-        if (g_interrupted) session_.stop();
-        if (!show_progress_) return;
-        const SessionStatus status = session_.status();
+        if (received_stop_signal() && !stopping_) {
+            stopping_ = true;
+            session_.stop();
+        }
         const TimeNs now = now_ns();
+        if (!show_progress_ || now - last_time_ < kProgressEvery) return;
+        const SessionStatus status = session_.status();
         const double rate = static_cast<double>(status.batches - last_batches_) * config_.batch_size /
                             ns_to_s(now - last_time_);
         last_batches_ = status.batches;
@@ -79,10 +60,11 @@ class Watcher {
     }
 
   private:
+    static constexpr TimeNs kProgressEvery = 200 * kNsPerMs;
     Session& session_;
     const PipelineConfig& config_;
     bool show_progress_;
-    void (*previous_)(int);
+    bool stopping_ = false;
     int64_t last_batches_ = 0;
     TimeNs last_time_ = now_ns();
 };
@@ -97,39 +79,55 @@ RunReport make_report(MeasuredRun& run) {
     return report;
 }
 
-void write_trace(const std::filesystem::path& file, const TraceStore& store, const RunReport& report,
-                 bool quiet) {
+// "t.json (24 spans)", or for a device or FIFO "/dev/stdout (a stream, 24 spans)".
+std::string written_note(const OutputFile& file, size_t spans) {
+    if (file.kind() == OutputFile::Kind::stream)
+        return fmt::format("{} (streamed, {} spans)", file.path().string(), format_count(double(spans)));
+    std::error_code no_size;
+    const auto bytes = std::filesystem::file_size(file.target(), no_size);
+    return fmt::format("{} ({} spans, {})", file.path().string(), format_count(double(spans)),
+                       no_size ? std::string("?") : format_bytes(double(bytes)));
+}
+
+void write_trace(OutputFile& file, const TraceStore& store, const RunReport& report, bool quiet) {
     ExportInfo info;
     info.device_name = report.status.device.name;
     info.config = config_to_json(report.status.config);
     info.metrics = metrics_json(report.metrics);
+    if (!quiet && file.waits_for_reader())
+        fmt::print(stderr, "trace: waiting for a reader of the FIFO {}\n", file.path().string());
     save_chrome_trace(file, store, info);
-    if (!quiet) fmt::print(stderr, "trace: {} ({} spans)\n", file.string(), store.span_count());
+    if (!quiet) fmt::print(stderr, "trace: {}\n", written_note(file, store.span_count()));
 }
 
-void write_capture(const std::filesystem::path& file, const MeasuredRun& run, bool quiet) {
+void write_capture(OutputFile& file, const MeasuredRun& run, bool quiet) {
     const CaptureInfo info = session_capture_info(run);  // before the snapshot: it reads the trace itself
     const TraceCollector::Snapshot snapshot = run.trace();
     const bool show_progress = !quiet && ::isatty(STDERR_FILENO) && snapshot->span_count() > 1'000'000;
+    if (!quiet && file.waits_for_reader())
+        fmt::print(stderr, "capture: waiting for a reader of the FIFO {}\n", file.path().string());
     save_capture(file, snapshot.store(), info, [&](double share) {
-        if (show_progress) fmt::print(stderr, "\r\033[Ksaving {}: {:.0f}%", file.string(), share * 100);
+        if (show_progress)
+            fmt::print(stderr, "\r\033[Ksaving {}: {:.0f}%", file.path().string(), share * 100);
     });
     if (show_progress) fmt::print(stderr, "\r\033[K");
     if (!quiet)
-        fmt::print(stderr, "capture: {} ({} spans, {}; open it with `pinscope {}`)\n", file.string(),
-                   format_count(double(snapshot->span_count())),
-                   format_bytes(double(std::filesystem::file_size(file))), file.string());
+        fmt::print(stderr, "capture: {}{}\n", written_note(file, snapshot->span_count()),
+                   file.kind() == OutputFile::Kind::file
+                       ? fmt::format("; open it with `pinscope {}`", file.path().string())
+                       : std::string());
 }
 
 int exit_code(const SessionStatus& status) {
+    constexpr int kExitInterrupted = 130;  // Ctrl-C's, for a stop that came from no signal
     switch (status.state) {
         case SessionState::failed:
             fmt::print(stderr, "pinscope: {}\n", status.error);
             return kExitFailure;
         case SessionState::stopped:
-            return kExitInterrupted;
+            return exit_code_after_signals(kExitInterrupted);
         default:
-            return kExitOk;
+            return exit_code_after_signals(kExitOk);
     }
 }
 
@@ -139,8 +137,9 @@ int exit_code(const SessionStatus& status) {
 // preset. Past it the oldest go, and the run's summary says how many.
 constexpr TraceLimits kCaptureLimits{32'000'000, 8'000'000};
 
-int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
-    const TraceLimits limits = output.capture_file.empty() ? TraceLimits{} : kCaptureLimits;
+int run_headless(const PipelineConfig& config, HeadlessOutput output) {
+    const StopHandled stops_here;  // a signal stops the run; the summary and the files follow
+    const TraceLimits limits = output.capture ? kCaptureLimits : TraceLimits{};
     std::unique_ptr<MeasuredRun> run =
         opening_device([&] { return std::make_unique<MeasuredRun>(config, limits); });
     const SessionStatus before = run->session().status();
@@ -157,50 +156,65 @@ int run_headless(const PipelineConfig& config, const HeadlessOutput& output) {
         advice = pinscope::advise(snapshot.store(), report.metrics, report.status.config,
                                   cli_advice_context(report.status.config, run->window()));
     }
+    // A trace or capture streamed to standard output owns it: the summary goes to stderr then.
+    const bool stdout_taken = output.trace.is_standard_output() || output.capture.is_standard_output();
+    std::ostringstream text;
     if (output.json) {
         nlohmann::json j = report_json(report);
         if (advice) j["advice"] = advice_json(*advice);
-        std::cout << j.dump() << std::endl;
+        text << j.dump() << "\n";
     } else {
-        print_report(std::cout, report);
-        if (advice) print_advice(std::cout, *advice, run->trace().store());
+        print_report(text, report);
+        if (advice) print_advice(text, *advice, run->trace().store());
     }
-    if (!output.trace_file.empty()) write_trace(output.trace_file, run->trace().store(), report, output.json);
-    if (!output.capture_file.empty()) write_capture(output.capture_file, *run, output.json);
+    if (stdout_taken)
+        std::cerr << text.str() << std::flush;
+    else
+        std::cout << text.str() << std::flush;
+    if (output.trace) write_trace(output.trace, run->trace().store(), report, output.json);
+    if (output.capture) write_capture(output.capture, *run, output.json);
     return exit_code(report.status);
 }
 
 Command add_run_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("run", "Run a pipeline headless and print a summary");
     auto options = std::make_shared<ConfigOptions>(*cmd, PipelineConfig{});
-    auto output = std::make_shared<HeadlessOutput>();
-    auto save_config_file = std::make_shared<std::string>();
-    cmd->add_option("--trace", output->trace_file,
-                    "Write the trace as Chrome Trace JSON (Perfetto, chrome://tracing)")
-        ->option_text("FILE")
+    struct Flags {
+        OutputOption trace, capture, save_config;
+        bool json = false, advise = false;
+    };
+    auto flags = std::make_shared<Flags>();
+    add_output_option(*cmd, "--trace", flags->trace,
+                      "Write the trace as Chrome Trace JSON (Perfetto, chrome://tracing); a FIFO or "
+                      "/dev/stdout is streamed")
         ->group("Output");
-    cmd->add_option("--capture", output->capture_file,
-                    "Write a capture (.pinscope) that `pinscope FILE`, stats, diff and export open anywhere")
-        ->option_text("FILE")
+    add_output_option(
+        *cmd, "--capture", flags->capture,
+        "Write a capture (.pinscope) that `pinscope FILE`, stats, diff and export open anywhere")
         ->group("Output");
-    cmd->add_flag("--json", output->json, "Print the summary as one JSON object on stdout")->group("Output");
-    cmd->add_flag("--advise", output->advise,
+    cmd->add_flag("--json", flags->json, "Print the summary as one JSON object on stdout")->group("Output");
+    cmd->add_flag("--advise", flags->advise,
                   "After the summary, the advisor's verdict (input-bound or not) and findings, each with its "
                   "evidence and a fix; with --json under \"advice\"")
         ->group("Output");
-    cmd->add_option("--save-config", *save_config_file, "Write the resolved config to a JSON file and exit")
-        ->option_text("FILE")
+    add_output_option(*cmd, "--save-config", flags->save_config,
+                      "Write the resolved config to a JSON file and exit")
         ->group("Output");
-    return {cmd, [options, output, save_config_file] {
+    return {cmd, [options, flags] {
                 const PipelineConfig config = options->resolve();
-                if (!save_config_file->empty()) {
-                    check_writable(*save_config_file, "--save-config");
-                    save_config(*save_config_file, config);
+                OutputPlan plan;
+                options->add_inputs(plan, config);
+                if (flags->save_config.given()) {
+                    OutputFile file = flags->save_config.ready(plan, "the config");
+                    save_config(file, config);
                     return kExitOk;
                 }
-                if (!output->trace_file.empty()) check_writable(output->trace_file, "--trace");
-                if (!output->capture_file.empty()) check_writable(output->capture_file, "--capture");
-                return run_headless(config, *output);
+                HeadlessOutput output;
+                output.trace = flags->trace.ready(plan, "the trace");
+                output.capture = flags->capture.ready(plan, "the capture", OutputFormat::capture);
+                output.json = flags->json;
+                output.advise = flags->advise;
+                return run_headless(config, std::move(output));
             }};
 }
 

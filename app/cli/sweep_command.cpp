@@ -1,8 +1,6 @@
 #include "app/cli/sweep_command.h"
 
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <memory>
 
@@ -10,24 +8,18 @@
 #include <unistd.h>
 
 #include "app/cli/cli_words.h"
+#include "app/cli/output_option.h"
 #include "app/cli/run_command.h"
+#include "app/cli/stop_signals.h"
 #include "app/cli/usage_error.h"
 #include "core/config/config_json.h"
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
-#include "core/files/atomic_file.h"
 #include "core/model/predict.h"
 #include "core/units/units.h"
 
 namespace pinscope {
 namespace {
-
-constexpr int kExitInterrupted = 130;
-std::atomic<bool> g_interrupted{false};
-
-void on_interrupt(int) {
-    g_interrupted = true;
-}
 
 // `seconds` is --seconds-each: a flag of its own, so it is not a knob flag here.
 bool sweepable(const Knob& knob) {
@@ -40,7 +32,7 @@ struct SweepFlags {
     std::vector<CLI::Option*> options;  // per knob; nullptr for one that is not a flag here
     std::vector<CLI::Option*> negated;  // per boolean knob: --no-x, the same as --x false
     double seconds_each = 1.0;
-    std::string csv_file;
+    OutputOption csv;
     bool json = false;
 };
 
@@ -158,18 +150,12 @@ void print_plan(const SweepGrid& grid, double seconds_each, const SessionStatus&
 class ProgressLine {
   public:
     ProgressLine(const SweepGrid& grid, SweepRunner& runner)
-        : grid_(grid),
-          runner_(runner),
-          terminal_(::isatty(STDERR_FILENO)),
-          previous_(std::signal(SIGINT, on_interrupt)) {
-        g_interrupted = false;
-    }
+        : grid_(grid), runner_(runner), terminal_(::isatty(STDERR_FILENO)) {}
     ~ProgressLine() {
-        std::signal(SIGINT, previous_);
         if (terminal_) fmt::print(stderr, "\r\033[K");
     }
     void operator()(const SweepProgress& p) {
-        if (g_interrupted) runner_.stop();
+        if (received_stop_signal()) runner_.stop();
         if (!p.current) return;
         const bool new_config = p.done != last_done_ || !started_;
         if (!terminal_ && !new_config) return;
@@ -191,7 +177,6 @@ class ProgressLine {
     const SweepGrid& grid_;
     SweepRunner& runner_;
     bool terminal_;
-    void (*previous_)(int);
     size_t last_done_ = 0;
     bool started_ = false;
 };
@@ -307,8 +292,12 @@ nlohmann::json outcome_json(const SweepFlags& flags, const SweepOutcome& outcome
 }
 
 int run_sweep(const SweepFlags& flags) {
+    const StopHandled stops_here;  // a signal ends the sweep after its current config; the table follows
     SweepGrid grid = resolve_grid(flags);
-    if (!flags.csv_file.empty()) check_writable(flags.csv_file, "--csv");
+    OutputPlan plan;
+    plan.add_input(flags.config_file, "the --config file");
+    plan.add_input(grid.configs.front().calibration, "the --calibration file");
+    OutputFile csv = flags.csv.ready(plan, "the sweep's CSV");
     // The first config's device, made once up front: a device that cannot be had is bad input (exit 2),
     // not a table of failed rows.
     const SessionStatus device = opening_device([&] { return Session(grid.configs.front()).status(); });
@@ -326,11 +315,11 @@ int run_sweep(const SweepFlags& flags) {
         print_table(std::cout, outcome, static_cast<bool>(predictor));
         print_best(std::cout, flags, outcome);
     }
-    if (!flags.csv_file.empty()) {
-        write_file_atomically(flags.csv_file, "the sweep's CSV", sweep_csv(outcome));
-        if (!flags.json) fmt::print(stderr, "csv: {}\n", flags.csv_file);
+    if (csv) {
+        csv.write(sweep_csv(outcome));
+        if (!flags.json) fmt::print(stderr, "csv: {}\n", csv.path().string());
     }
-    if (outcome.stopped) return kExitInterrupted;
+    if (outcome.stopped) return exit_code_after_signals(130);
     return best_result(outcome.results) ? kExitOk : kExitFailure;
 }
 
@@ -360,9 +349,8 @@ Command add_sweep_command(CLI::App& app) {
         ->check(CLI::Range(0.05, 3600.0))
         ->option_text("SECONDS")
         ->group("Sweep");
-    cmd->add_option("--csv", flags->csv_file,
-                    "Write the table as CSV (a column per swept knob, then the metrics)")
-        ->option_text("FILE")
+    add_output_option(*cmd, "--csv", flags->csv,
+                      "Write the table as CSV (a column per swept knob, then the metrics)")
         ->group("Sweep");
     cmd->add_flag("--json", flags->json, "Print the table as one JSON object on stdout")->group("Sweep");
     return {cmd, [flags] { return run_sweep(*flags); }};

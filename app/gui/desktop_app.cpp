@@ -206,9 +206,10 @@ int DesktopApp::run() {
         }
 
         window_.draw(palette(style_.theme()).background);
-        if (counts && bounded && frame == options_.frames && !options_.screenshot.empty()) {
-            save_png(options_.screenshot, window_.read_back_buffer());
-            fmt::print(stderr, "screenshot: {}\n", options_.screenshot.string());
+        if (counts && bounded && frame == options_.frames && options_.screenshot &&
+            !options_.screenshot->written()) {
+            save_png(*options_.screenshot, window_.read_back_buffer());
+            fmt::print(stderr, "screenshot: {}\n", options_.screenshot->path().string());
         }
         window_.present();
         if (counts) ++frame;

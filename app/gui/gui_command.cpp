@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/config_options.h"
+#include "app/cli/output_option.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
 #include "app/gui/app_window.h"
@@ -101,14 +102,13 @@ int run_default_app() {
 namespace {
 
 // Options of the window itself: size, frames, text, theme, frame statistics.
-void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size) {
+void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size, OutputOption& screenshot) {
     auto* group = "Window";
     cmd.add_option("--frames", options.frames,
                    "Render this many frames, then exit (0: until the window is closed)")
         ->check(CLI::NonNegativeNumber)
         ->group(group);
-    cmd.add_option("--screenshot", options.screenshot, "After the last frame, save the window as a PNG")
-        ->option_text("FILE")
+    add_output_option(cmd, "--screenshot", screenshot, "After the last frame, save the window as a PNG")
         ->group(group);
     cmd.add_option("--size", size, "Window size")->option_text("WxH")->default_str("1600x900")->group(group);
     cmd.add_flag("--frame-stats", options.frame_stats,
@@ -217,19 +217,26 @@ Command add_gui_command(CLI::App& app) {
     auto options = std::make_shared<GuiOptions>();
     auto size = std::make_shared<std::string>("1600x900");
     auto mouse = std::make_shared<std::string>();
-    add_window_options(*cmd, *options, *size);
+    auto screenshot = std::make_shared<OutputOption>();
+    add_window_options(*cmd, *options, *size, *screenshot);
     add_screenshot_options(*cmd, *options, *mouse);
-    return {cmd, [config_options, options, size, mouse] {
+    return {cmd, [config_options, options, size, mouse, screenshot] {
                 parse_size(*size, *options);
                 parse_mouse(*mouse, *options);
-                if (!options->screenshot.empty()) {
-                    check_writable(options->screenshot, "--screenshot");
-                    if (options->frames == 0) options->frames = 120;  // a screenshot needs a last frame
-                }
                 const PipelineConfig config = config_options->resolve();
                 options->preset = config_options->preset();
                 check_capture_file(options->open_file, "--open");
                 check_capture_file(options->compare_file, "--compare");
+                OutputPlan plan;
+                config_options->add_inputs(plan, config);
+                plan.add_input(options->open_file, "the --open capture");
+                plan.add_input(options->compare_file, "the --compare capture");
+                plan.add_input(options->ui.font_file, "the --font file");
+                if (screenshot->given()) {
+                    options->screenshot =
+                        std::make_shared<OutputFile>(screenshot->ready(plan, "the screenshot"));
+                    if (options->frames == 0) options->frames = 120;  // a screenshot needs a last frame
+                }
                 if (std::string why = missing_display(); !why.empty())
                     throw std::runtime_error(
                         why + "; run it on a desktop or under xvfb-run, or use `pinscope run`");

@@ -4,18 +4,21 @@
 #include <cstddef>
 #include <filesystem>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/gui/model/ui_settings.h"
 #include "core/config/presets.h"
+#include "core/files/output_file.h"
 
 namespace pinscope::gui {
 
 struct GuiOptions {
     int frames = 0;  // 0: until the window is closed
-    std::filesystem::path screenshot;
+    // --screenshot: readied before the window opens (core/files/output_file.h), written after the last frame.
+    std::shared_ptr<OutputFile> screenshot;
     int width = 1600, height = 900;
     bool frame_stats = false;
     double view_seconds = 0;  // how much time the timeline shows at first; 0: about a dozen batches

@@ -3,27 +3,20 @@
 #include <stb_image_write.h>
 
 #include <stdexcept>
-#include <system_error>
+#include <string>
 
 namespace pinscope::gui {
 
-void save_png(const std::filesystem::path& path, const PixelImage& image) {
+void save_png(OutputFile& file, const PixelImage& image) {
     if (image.width <= 0 || image.height <= 0) throw std::runtime_error("the window has no pixels to save");
-    std::filesystem::path temporary = path;
-    temporary += ".part";
-    if (!stbi_write_png(temporary.c_str(), image.width, image.height, 4, image.rgba.data(),
-                        image.width * 4)) {
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-        throw std::runtime_error("cannot write " + path.string() +
-                                 "; check that its folder exists and is writable");
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        std::filesystem::remove(temporary, ec);
-        throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
-    }
+    std::string png;
+    const auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<size_t>(size));
+    };
+    if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.rgba.data(),
+                                image.width * 4))
+        throw std::runtime_error("cannot encode the window as a PNG");
+    file.write(png);
 }
 
 }  // namespace pinscope::gui

@@ -3,11 +3,11 @@
 #include <filesystem>
 
 #include "app/gui/app_window.h"
+#include "core/files/output_file.h"
 
 namespace pinscope::gui {
 
-// Written beside `path` and renamed over it, so a failure leaves no half file. Throws
-// std::runtime_error saying what to fix.
-void save_png(const std::filesystem::path& path, const PixelImage& image);
+// Written whole or not at all (core/files/output_file.h). Throws std::runtime_error saying what to fix.
+void save_png(OutputFile& file, const PixelImage& image);
 
 }  // namespace pinscope::gui

@@ -1,18 +1,21 @@
 #include "core/config/config_json.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
-#include "core/files/atomic_file.h"
+#include "core/files/json_text.h"
+#include "core/files/output_file.h"
 
 namespace pinscope {
 
 using nlohmann::json;
+
+namespace {
+// A config is a few hundred bytes; a preset file a few KiB.
+constexpr size_t kMaxConfigFileBytes = 1 << 20;
+}  // namespace
 
 json config_to_json(const PipelineConfig& c) {
     json j = json::object();
@@ -44,28 +47,18 @@ PipelineConfig config_from_json(const json& j, const PipelineConfig& base) {
 }
 
 PipelineConfig load_config(const std::filesystem::path& path, const PipelineConfig& base) {
-    std::ifstream in(path);
-    if (!in)
-        throw ConfigFileError(
-            fmt::format("cannot read config file {}: no such file or not readable.", path.string()));
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
+    try {
+        text = read_input_file(path, kMaxConfigFileBytes);
+    } catch (const JsonTextError& e) {
+        throw ConfigFileError(fmt::format("cannot read config file {}: {}.", path.string(), e.what()));
+    }
     json j;
     try {
-        j = json::parse(text.str());
-    } catch (const json::parse_error& e) {
-        // e.byte is 1-based; turn it into a line and column a user can jump to.
-        const std::string s = text.str();
-        size_t line = 1, column = 1;
-        for (size_t i = 0; i + 1 < e.byte && i < s.size(); ++i) {
-            if (s[i] == '\n')
-                ++line, column = 1;
-            else
-                ++column;
-        }
+        j = parse_json_text(text);
+    } catch (const JsonTextError& e) {
         throw ConfigFileError(
-            fmt::format("config file {} is not valid JSON at line {}, column {}; fix the file there.",
-                        path.string(), line, column));
+            fmt::format("config file {}: {}; fix the file there.", path.string(), e.what()));
     }
     try {
         return config_from_json(is_preset_json(j) ? j["config"] : j, base);  // a preset file is a config too
@@ -74,8 +67,13 @@ PipelineConfig load_config(const std::filesystem::path& path, const PipelineConf
     }
 }
 
+void save_config(OutputFile& file, const PipelineConfig& config) {
+    file.write(config_to_json(config).dump(2) + "\n");
+}
+
 void save_config(const std::filesystem::path& path, const PipelineConfig& config) {
-    write_file_atomically(path, "the config", config_to_json(config).dump(2) + "\n");
+    OutputFile file(path, "the config");
+    save_config(file, config);
 }
 
 }  // namespace pinscope

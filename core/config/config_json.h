@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/config/pipeline_config.h"
+#include "core/files/output_file.h"
 
 namespace pinscope {
 
@@ -21,7 +22,9 @@ nlohmann::json config_to_json(const PipelineConfig& config);
 PipelineConfig config_from_json(const nlohmann::json& json, const PipelineConfig& base = {});
 
 PipelineConfig load_config(const std::filesystem::path& path, const PipelineConfig& base = {});
-// Writes to a temporary file beside `path` and renames it, so a failure never leaves half a file.
+// Writes the config as JSON to `file`, whole or not at all (core/files/output_file.h).
+void save_config(OutputFile& file, const PipelineConfig& config);
+// The same to a path not checked before: also throws OutputPathError for a path that cannot be written.
 void save_config(const std::filesystem::path& path, const PipelineConfig& config);
 
 }  // namespace pinscope

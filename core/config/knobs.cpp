@@ -221,7 +221,7 @@ std::optional<std::string> Knob::problem(const PipelineConfig& config) const {
     const nlohmann::json value = get(config);
     if (value.is_null()) return std::nullopt;  // unset: the default applies
     const double v = value.get<double>();
-    if (v >= min && v <= max) return std::nullopt;
+    if (std::isfinite(v) && v >= min && v <= max) return std::nullopt;
     if (v < min && !below_min.empty())
         return fmt::format(fmt::runtime(below_min), fmt::arg("value", text(config)));
     return range_message();

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "core/files/json_text.h"
 
 namespace pinscope {
 
@@ -42,13 +42,39 @@ const CopyCurve& Calibration::curve(CopyDirection direction, HostMemory memory) 
     return pinned ? d2h_pinned : d2h_pageable;
 }
 
+// The physical range of each figure: what a GPU on any link could measure, with room to spare. A figure
+// outside it is a damaged or hand-made file, and the simulated GPU must not run it (a link of 0.001 GB/s
+// makes a one-second run take hours; a negative one, never end).
+constexpr CalibrationRange kBandwidthRange{0.1, 2000, "GB/s"};  // PCIe Gen1 x1 is 0.25, NVLink-C2C 450 a way
+constexpr CalibrationRange kBothWaysRange{0.1, 4000, "GB/s"};
+constexpr CalibrationRange kHostCopyRange{0.1, 1000, "GB/s"};
+constexpr CalibrationRange kLatencyRange{0, 1000, "us"};
+constexpr CalibrationRange kEngineRange{1, 16, ""};
+constexpr CalibrationRange kCopySizeRange{1, 1 << 20, "MiB"};  // 1 MiB to 1 TiB
+
 Calibration calibration_from_json(const nlohmann::json& j, const std::string& source) {
     auto fail = [&](const std::string& what) -> CalibrationError {
         return CalibrationError(fmt::format("calibration {}: {}", source, what));
     };
-    if (!j.is_object() || !j.contains("copy_bandwidth_GBps") || !j["copy_bandwidth_GBps"].is_object())
+    if (!j.is_object() || j.value("format", nlohmann::json()) != kCalibrationFormat)
+        throw fail(
+            fmt::format("not a calibration file (it has no \"format\": \"{}\"); write one with `pinscope "
+                        "probe` on the GPU.",
+                        kCalibrationFormat));
+    if (!j.contains("copy_bandwidth_GBps") || !j["copy_bandwidth_GBps"].is_object())
         throw fail("no \"copy_bandwidth_GBps\" object; measure one with `pinscope probe` on the GPU.");
 
+    // "copy_engines should be between 1 and 16; measure ...": the knobs' own words for a range.
+    auto out_of_range = [&](std::string_view key, const CalibrationRange& range) {
+        return fail(
+            fmt::format("{} should be between {} and {}{}{}; measure the GPU again with `pinscope probe`.",
+                        key, range.min, range.max, range.unit[0] ? " " : "", range.unit));
+    };
+    auto checked = [&](std::string_view key, const nlohmann::json& value, const CalibrationRange& range) {
+        if (!value.is_number() || !(value.get<double>() >= range.min && value.get<double>() <= range.max))
+            throw out_of_range(key, range);
+        return value.get<double>();
+    };
     // Optional fields: the fallback when absent, a CalibrationError naming the key when of another type
     // or out of range (checked before any conversion to int).
     auto text = [&](const char* key, std::string fallback) {
@@ -56,20 +82,19 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
         if (!j[key].is_string()) throw fail(fmt::format("{} should be a string.", key));
         return j[key].get<std::string>();
     };
-    auto number = [&](const char* key, double fallback, double min, double max) {
-        if (!j.contains(key)) return fallback;
-        if (!j[key].is_number() || j[key].get<double>() < min || j[key].get<double>() > max)
-            throw fail(fmt::format("{} should be between {} and {}.", key, min, max));
-        return j[key].get<double>();
+    auto number = [&](const char* key, double fallback, const CalibrationRange& range) {
+        return j.contains(key) ? checked(key, j[key], range) : fallback;
     };
     Calibration c;
     c.source = source;
     c.name = text("name", "unnamed GPU");
     c.measured_on = text("measured_on", "");
-    c.copy_engines = static_cast<int>(number("copy_engines", 3, 1, 16));
-    c.copy_latency_us = number("copy_latency_us", 0, 0, 1000);
-    c.pageable_copy_latency_us = number("pageable_copy_latency_us", c.copy_latency_us, 0, 1000);
-    c.host_call_us = number("host_call_us", 0, 0, 1000);
+    const double engines = number("copy_engines", 3, kEngineRange);
+    if (engines != std::floor(engines)) throw out_of_range("copy_engines", kEngineRange);
+    c.copy_engines = static_cast<int>(engines);
+    c.copy_latency_us = number("copy_latency_us", 0, kLatencyRange);
+    c.pageable_copy_latency_us = number("pageable_copy_latency_us", c.copy_latency_us, kLatencyRange);
+    c.host_call_us = number("host_call_us", 0, kLatencyRange);
 
     std::vector<CopyCurve::Point> points[4];  // h2d pinned, h2d pageable, d2h pinned, d2h pageable
     static const std::regex key_pattern(R"((h2d|d2h)_(pinned|pageable)_(\d+)MB)");
@@ -79,13 +104,13 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
         // Other figures (bidir, host memcpy) are read below. std::regex recurses once per character, so
         // a key thousands of digits long would overflow the stack: no size takes more than 17 digits.
         if (key.size() > 32 || !std::regex_match(key, m, key_pattern)) continue;
-        if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 10'000)
-            throw fail(fmt::format("\"{}\" should be a positive bandwidth in GB/s.", key));
+        const double gbps = checked(fmt::format("\"{}\"", key), value, kBandwidthRange);
         // A copy of 0 bytes has no bandwidth: the curve could not interpolate from it.
         const double mib = std::stod(m[3]);
-        if (mib < 1) throw fail(fmt::format("\"{}\" should be for a copy of at least 1 MB.", key));
+        if (mib < kCopySizeRange.min || mib > kCopySizeRange.max)
+            throw fail(fmt::format("\"{}\" should be for a copy of at least 1 MB and at most 1 TiB.", key));
         const int slot = (m[1] == "d2h" ? 2 : 0) + (m[2] == "pageable" ? 1 : 0);
-        points[slot].push_back({mib * 1024.0 * 1024.0, value.get<double>()});
+        points[slot].push_back({mib * 1024.0 * 1024.0, gbps});
     }
     const char* names[4] = {"h2d_pinned", "h2d_pageable", "d2h_pinned", "d2h_pageable"};
     for (int i = 0; i < 4; ++i)
@@ -97,33 +122,32 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.d2h_pinned = CopyCurve(points[2], c.copy_latency_us);
     c.d2h_pageable = CopyCurve(points[3], c.pageable_copy_latency_us);
 
-    auto positive = [&](const char* key, double fallback) {
-        if (!bw.contains(key)) return fallback;
-        if (!bw[key].is_number() || bw[key].get<double>() <= 0)
-            throw fail(fmt::format("\"{}\" should be a positive number.", key));
-        return bw[key].get<double>();
+    auto figure = [&](const char* key, double fallback, const CalibrationRange& range) {
+        return bw.contains(key) ? checked(fmt::format("\"{}\"", key), bw[key], range) : fallback;
     };
     // Without a measurement, assume the two directions do not slow each other down.
     c.bidir_total_gbps =
-        positive("bidir_total_GBps", c.h2d_pinned.points().back().gbps + c.d2h_pinned.points().back().gbps);
-    c.host_memcpy_gbps = positive("host_memcpy_64MB_GBps", 10.0);
+        figure("bidir_total_GBps", c.h2d_pinned.points().back().gbps + c.d2h_pinned.points().back().gbps,
+               kBothWaysRange);
+    c.host_memcpy_gbps = figure("host_memcpy_64MB_GBps", 10.0, kHostCopyRange);
     return c;
 }
 
 nlohmann::json calibration_file_json(const std::filesystem::path& path) {
     if (path.empty()) return nlohmann::json::parse(kBuiltinCalibrationJson);
-    std::ifstream in(path);
-    if (!in) throw CalibrationError(fmt::format("cannot read calibration file {}.", path.string()));
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json j;
+    constexpr size_t kMaxCalibrationBytes = 1 << 20;  // a probe writes about 2 KiB
+    std::string text;
     try {
-        j = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error&) {
-        throw CalibrationError(fmt::format(
-            "calibration file {} is not valid JSON; write a new one with `pinscope probe`.", path.string()));
+        text = read_input_file(path, kMaxCalibrationBytes);
+    } catch (const JsonTextError& e) {
+        throw CalibrationError(fmt::format("cannot read calibration file {}: {}.", path.string(), e.what()));
     }
-    return j;
+    try {
+        return parse_json_text(text);
+    } catch (const JsonTextError& e) {
+        throw CalibrationError(fmt::format("calibration file {}: {}; write a new one with `pinscope probe`.",
+                                           path.string(), e.what()));
+    }
 }
 
 Calibration load_calibration(const std::filesystem::path& path) {

@@ -16,6 +16,15 @@ namespace pinscope {
 
 enum class CopyDirection { h2d, d2h };
 
+// What a calibration file says it is; a file without it is refused.
+constexpr const char* kCalibrationFormat = "pinscope-calibration/1";
+
+// A figure's physical range, which a file's value must lie in (calibration.cpp lists them).
+struct CalibrationRange {
+    double min, max;
+    const char* unit;
+};
+
 class CalibrationError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
@@ -62,6 +71,8 @@ struct Calibration {
 
 // The H100 figures of assets/calibration/h100-sxm-pcie5.json, compiled in.
 const Calibration& builtin_calibration();
+// Reads a calibration file's JSON: its format, every figure within its physical range (a 0.001 GB/s link
+// is refused, not simulated for hours). Throws CalibrationError naming `source` and the key.
 Calibration calibration_from_json(const nlohmann::json& json, const std::string& source);
 Calibration load_calibration(const std::filesystem::path& path);
 // The file's JSON as it is (the built-in file's for an empty path): what a capture keeps of the

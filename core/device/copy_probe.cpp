@@ -43,7 +43,7 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
     if (r.pin_host_alloc_256MB_s > 0) bandwidth["pin_host_alloc_256MB_s"] = round4(r.pin_host_alloc_256MB_s);
     if (r.pin_huge_pages_256MB_s > 0) bandwidth["pin_huge_pages_256MB_s"] = round4(r.pin_huge_pages_256MB_s);
     nlohmann::json j;
-    j["format"] = "pinscope-calibration/1";
+    j["format"] = kCalibrationFormat;
     j["name"] = r.name;
     j["measured_on"] = r.measured_on;
     j["copy_engines"] = r.copy_engines;

@@ -172,6 +172,13 @@ class Device {
 
     DeviceResources resources() const;
 
+    // The run is over (its seconds are up, or it was stopped): whatever the device still has to do ends
+    // now. On the simulated GPU, work still running ends at once and its span is marked cut (a 10 s
+    // kernel in a 1 s run is drawn as the second it ran, cut); work not started is dropped, every wait
+    // returns, and work issued later completes at once without running. A real GPU cannot cut a kernel
+    // short: the CUDA device lets issued work finish.
+    virtual void cut_work() {}
+
     // Page-locked memory is taken from the OS's locked pages: too much of it starves the machine.
     // allocate_host(pinned) past the budget throws DeviceError. 0 restores the default (half the RAM).
     void set_pinned_budget(int64_t bytes);

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "core/files/atomic_file.h"
+#include "core/files/output_file.h"
 #include "core/io/capture_meta.h"
 #include "core/io/varint.h"
 
@@ -152,11 +152,14 @@ class SectionReader {
                             "update pinscope to "
                             "open it",
                             version, kCaptureFormatVersion));
-        // Format 1 writes zeros here; anything else is damage, not a feature this reader lacks (a later
-        // format that used these bytes would carry a newer version, refused above).
+        // Formats 1 and 2 write zeros here; anything else is damage, not a feature this reader lacks (a
+        // later format that used these bytes would carry a newer version, refused above).
         if (get_le(data + 12, 4) != 0) throw CaptureError("its file header is corrupt (reserved bytes set)");
+        version_ = version;
         at_ = kFileHeaderBytes;
     }
+
+    uint32_t version() const { return version_; }
 
     // The next section; throws for one that is cut short, too big or does not inflate.
     Section next() {
@@ -218,6 +221,7 @@ class SectionReader {
   private:
     const uint8_t* data_;
     size_t size_;
+    uint32_t version_ = 0;
     size_t at_ = 0;
     uint64_t inflated_ = 0;
     std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx_{ZSTD_createDCtx(), ZSTD_freeDCtx};
@@ -259,6 +263,9 @@ size_t decode_strings(const std::vector<uint8_t>& raw, TraceStore& store) {
 
 // The six columns of a run of spans.
 enum Column { kStart, kDuration, kBatch, kBytes, kKindMemory, kName, kColumns };
+// In the kind-and-memory byte: kind in bits 0-3, memory in 4-6, and from format 2 on, bit 7 for a span the
+// run's end cut short (Span::cut).
+constexpr uint8_t kCutBit = 0x80;
 
 std::vector<uint8_t> encode_spans(LaneId lane, std::span<const Span> spans, TimeNs time_base) {
     std::array<std::vector<uint8_t>, kColumns> columns;
@@ -269,8 +276,8 @@ std::vector<uint8_t> encode_spans(LaneId lane, std::span<const Span> spans, Time
         varint::put_signed(columns[kDuration], s.end - s.start);
         varint::put_signed(columns[kBatch], s.batch - previous_batch);
         varint::put(columns[kBytes], s.bytes);
-        columns[kKindMemory].push_back(
-            static_cast<uint8_t>(static_cast<uint8_t>(s.kind) | static_cast<uint8_t>(s.memory) << 4));
+        columns[kKindMemory].push_back(static_cast<uint8_t>(
+            static_cast<uint8_t>(s.kind) | static_cast<uint8_t>(s.memory) << 4 | (s.cut ? kCutBit : 0)));
         varint::put(columns[kName], s.name);
         previous_start = s.start;
         previous_batch = s.batch;
@@ -289,6 +296,7 @@ struct Limits {
     size_t lanes = 0;
     size_t names = 0;
     TimeNs time_base = 0;
+    bool cut_marks = false;  // format 2 on: bit 7 of the kind byte marks a cut span
 };
 
 TimeNs checked_time(TimeNs base, int64_t delta, const char* what) {
@@ -342,11 +350,14 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
         s.batch = batch;
         batches.note(batch);
         s.bytes = columns[kBytes].get("a byte count");
-        const uint8_t packed = columns[kKindMemory].byte("a kind");
+        uint8_t packed = columns[kKindMemory].byte("a kind");
+        const bool cut = limits.cut_marks && (packed & kCutBit);
+        if (cut) packed &= static_cast<uint8_t>(~kCutBit);
         if ((packed & 0xF) >= kSpanKindCount || (packed >> 4) > static_cast<int>(HostMemory::pinned))
             throw varint::FormatError(fmt::format("a span has an unknown kind or memory ({:#04x})", packed));
         s.kind = static_cast<SpanKind>(packed & 0xF);
         s.memory = static_cast<HostMemory>(packed >> 4);
+        s.cut = cut;
         const uint64_t name = columns[kName].get("a name id");
         if (name >= limits.names)
             throw varint::FormatError(fmt::format("a span names string {}, past the string table", name));
@@ -451,7 +462,7 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
     capture.store.set_lanes(meta.lanes);
     capture.file_bytes = size;
     std::vector<std::vector<Span>> lanes(meta.lanes.size());
-    Limits limits{meta.lanes.size(), 0, meta.time_base};
+    Limits limits{meta.lanes.size(), 0, meta.time_base, sections.version() >= 2};
     bool have_strings = false;
     std::array<bool, kCounterKindCount> counters_seen{};
     uint64_t spans_read = 0, samples_read = 0;
@@ -513,16 +524,23 @@ Metrics capture_metrics(const Capture& capture) {
                            capture.info.config.slow_motion);
 }
 
-void save_capture(const std::filesystem::path& path, const TraceStore& store, const CaptureInfo& info,
+void save_capture(OutputFile& file, const TraceStore& store, const CaptureInfo& info,
                   const std::function<void(double)>& progress) {
     try {
-        write_file_atomically(path, "the capture",
-                              [&](std::ostream& out) { write_capture(out, store, info, progress); });
+        file.write([&](std::ostream& out) { write_capture(out, store, info, progress); });
     } catch (const CaptureError& e) {
-        throw CaptureError(file_problem(path, e.what()));
+        throw CaptureError(file_problem(file.path(), e.what()));
+    } catch (const OutputPathError&) {
+        throw;  // a bad path, not a failed write: the caller reports it as bad input
     } catch (const std::exception& e) {
-        throw CaptureError(e.what());  // write_file_atomically's messages name the file already
+        throw CaptureError(e.what());  // OutputFile's messages name the file already
     }
+}
+
+void save_capture(const std::filesystem::path& path, const TraceStore& store, const CaptureInfo& info,
+                  const std::function<void(double)>& progress) {
+    OutputFile file(path, "the capture");
+    save_capture(file, store, info, progress);
 }
 
 Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name) {

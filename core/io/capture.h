@@ -9,9 +9,9 @@
 //           metrics window and metrics, span and sample counts, what was lost while recording
 //     STRS  the string table that span names index (entry 0 is "", the name of unnamed spans)
 //     SPAN  a run of one lane's spans, sorted by start, as columns (columns compress far better than
-//           rows): starts as deltas, durations, batch ids as deltas, bytes, kind and memory packed in a
-//           byte, name ids. A lane longer than kSpansPerSection takes several sections, so a reader
-//           never holds more than one section's bytes twice.
+//           rows): starts as deltas, durations, batch ids as deltas, bytes, kind, memory and the cut mark
+//           packed in a byte, name ids. A lane longer than kSpansPerSection takes several sections, so a
+//           reader never holds more than one section's bytes twice.
 //     CNTR  the samples of one counter series: time deltas and exact doubles
 //     END.  the last section; a file without it was cut short
 //   Flows need no section: spans carry batch ids, and a batch's flow links its spans in time order.
@@ -35,11 +35,13 @@
 #include "core/config/pipeline_config.h"
 #include "core/device/device.h"
 #include "core/device/gpu_trace_report.h"
+#include "core/files/output_file.h"
 #include "core/trace/trace_store.h"
 
 namespace pinscope {
 
-constexpr uint32_t kCaptureFormatVersion = 1;
+// 2: a span the run's end cut short is marked (bit 7 of its kind byte). Format 1 files still open.
+constexpr uint32_t kCaptureFormatVersion = 2;
 constexpr const char* kCaptureExtension = ".pinscope";
 
 class CaptureError : public std::runtime_error {
@@ -72,8 +74,12 @@ struct Capture {
 // The metrics of a capture over its recorded window, computed from its spans as the live run did.
 Metrics capture_metrics(const Capture& capture);
 
-// Writes `store` and `info` to `path` (temporary file, fsync, rename). `progress` is told the share
-// written so far, in [0, 1]. Throws CaptureError naming the file; the target is untouched then.
+// Writes `store` and `info` to `file` (core/files/output_file.h: a temporary, fsync, rename; or a FIFO or
+// device as a stream). `progress` is told the share written so far, in [0, 1]. Throws CaptureError naming
+// the file; the target is untouched then.
+void save_capture(OutputFile& file, const TraceStore& store, const CaptureInfo& info,
+                  const std::function<void(double)>& progress = {});
+// The same to a path not checked before: also throws OutputPathError for a path that cannot be written.
 void save_capture(const std::filesystem::path& path, const TraceStore& store, const CaptureInfo& info,
                   const std::function<void(double)>& progress = {});
 

@@ -6,7 +6,7 @@
 
 #include "core/analysis/batch_table.h"
 #include "core/config/config_json.h"
-#include "core/files/atomic_file.h"
+#include "core/files/output_file.h"
 #include "core/io/event_stream.h"
 #include "core/io/metrics_json.h"
 
@@ -50,18 +50,26 @@ void write_metrics_csv(std::ostream& out, const nlohmann::json& metrics) {
     flatten(metrics, "", out);
 }
 
-CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capture, Interval window) {
-    CsvFiles files{path, path};
-    files.metrics.replace_extension(".metrics.csv");
+std::filesystem::path metrics_csv_path(const std::filesystem::path& batches_csv) {
+    std::filesystem::path metrics = batches_csv;
+    return metrics.replace_extension(".metrics.csv");
+}
+
+void save_capture_csv(OutputFile& batches, OutputFile& metrics_file, const Capture& capture,
+                      Interval window) {
     const bool whole = window.start == 0 && window.end == 0;
     const Metrics metrics =
         whole ? capture_metrics(capture)
               : compute_metrics(capture.store, capture.info.config.batch_size,
                                 MetricsWindow{window.start, window.end}, capture.info.config.slow_motion);
-    write_file_atomically(files.batches, "the batch table",
-                          [&](std::ostream& out) { write_batches_csv(out, capture.store, window); });
-    write_file_atomically(files.metrics, "the metrics",
-                          [&](std::ostream& out) { write_metrics_csv(out, metrics_json(metrics)); });
+    batches.write([&](std::ostream& out) { write_batches_csv(out, capture.store, window); });
+    metrics_file.write([&](std::ostream& out) { write_metrics_csv(out, metrics_json(metrics)); });
+}
+
+CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capture, Interval window) {
+    const CsvFiles files{path, metrics_csv_path(path)};
+    OutputFile batches(files.batches, "the batch table"), metrics(files.metrics, "the metrics");
+    save_capture_csv(batches, metrics, capture, window);
     return files;
 }
 

@@ -17,8 +17,12 @@ void write_metrics_csv(std::ostream& out, const nlohmann::json& metrics);
 struct CsvFiles {
     std::filesystem::path batches, metrics;
 };
-// Writes `path` (the batches) and, beside it, the metrics (run.csv -> run.metrics.csv), each whole or
-// not at all. `window` both 0: the whole capture (metrics over the recorded window).
+// Where the metrics of a batch table go: beside it, run.csv -> run.metrics.csv.
+std::filesystem::path metrics_csv_path(const std::filesystem::path& batches_csv);
+// Writes the batches and the metrics, each whole or not at all. `window` both 0: the whole capture
+// (metrics over the recorded window).
+void save_capture_csv(OutputFile& batches, OutputFile& metrics, const Capture& capture, Interval window);
+// The same to `path` and metrics_csv_path(path), not checked before.
 CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capture, Interval window);
 
 // "NVIDIA H100 80GB HBM3 · 4 workers, pin_memory=true, non_blocking, 2 streams · batch 256 x 3x224x224".

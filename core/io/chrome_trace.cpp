@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/files/atomic_file.h"
+#include "core/files/output_file.h"
 #include "core/io/event_stream.h"
 #include "core/io/track_assignment.h"
 
@@ -171,8 +171,12 @@ void write_span(EventStream& events, const TraceStore& store, const Span& span, 
         fmt::format_to(out, R"({}"memory":"{}")", separator, host_memory_name(span.memory));
         separator = ",";
     }
-    // bytes per nanosecond is GB/s
-    if (moves_bytes(span.kind) && span.bytes > 0 && duration > 0)
+    if (span.cut) {
+        fmt::format_to(out, R"({}"cut":"the run ended before it did")", separator);
+        separator = ",";
+    }
+    // bytes per nanosecond is GB/s; a cut copy's bytes did not all move
+    if (moves_bytes(span.kind) && span.bytes > 0 && duration > 0 && !span.cut)
         fmt::format_to(out, R"({}"gbps":{:.3f})", separator, static_cast<double>(span.bytes) / duration);
     fmt::format_to(out, "}}}}");
 }
@@ -264,9 +268,13 @@ void write_chrome_trace(std::ostream& out, const TraceStore& store, const Export
     events.raw("}\n");
 }
 
+void save_chrome_trace(OutputFile& file, const TraceStore& store, const ExportInfo& info) {
+    file.write([&](std::ostream& out) { write_chrome_trace(out, store, info); });
+}
+
 void save_chrome_trace(const std::filesystem::path& path, const TraceStore& store, const ExportInfo& info) {
-    write_file_atomically(path, "the trace",
-                          [&](std::ostream& out) { write_chrome_trace(out, store, info); });
+    OutputFile file(path, "the trace");
+    save_chrome_trace(file, store, info);
 }
 
 }  // namespace pinscope

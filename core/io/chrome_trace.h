@@ -5,7 +5,8 @@
 // - pid 1 "host" (worker, pin and train-loop threads, and the counters), pid 2 the device, named after
 //   ExportInfo::device_name; each lane is a thread, ordered by LaneInfo::sort_key. A lane whose spans
 //   partly overlap is spread over extra threads named "<lane> (2)", "<lane> (3)", ... so slices nest.
-// - "X" slices named after the span kind ("fetch", "h2d", ...), args {batch, bytes, memory, gbps}.
+// - "X" slices named after the span kind ("fetch", "h2d", ...), args {batch, bytes, memory, gbps}, and
+//   "cut" for work the run's end cut short.
 // - "C" counter samples, one track per CounterKind, args {"value": v}.
 // - flows ("s" -> "t" ... -> "f", id = batch id) linking the spans of one batch in time order.
 // - ts and dur in microseconds from the earliest exported time, exact to the nanosecond ("1234.567");
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/files/output_file.h"
 #include "core/trace/trace_store.h"
 
 namespace pinscope {
@@ -33,8 +35,10 @@ struct ExportInfo {
 
 void write_chrome_trace(std::ostream& out, const TraceStore& store, const ExportInfo& info);
 
-// Writes a temporary file beside `path` and renames it over `path`, so a failure never leaves half a
-// file. Throws std::runtime_error with a message that says what to fix; nothing is left behind then.
+// Writes `file` whole or not at all (core/files/output_file.h). Throws std::runtime_error with a message
+// that says what to fix; nothing is left behind then.
+void save_chrome_trace(OutputFile& file, const TraceStore& store, const ExportInfo& info);
+// The same to a path not checked before: also throws OutputPathError for a path that cannot be written.
 void save_chrome_trace(const std::filesystem::path& path, const TraceStore& store, const ExportInfo& info);
 
 }  // namespace pinscope

@@ -22,10 +22,10 @@ MeasuredRun::~MeasuredRun() {
     collector_.reset();
 }
 
-void MeasuredRun::run(const std::function<void()>& every_200ms) {
+void MeasuredRun::run(const std::function<void()>& tick) {
     session_->start();
-    while (!session_->wait(200 * kNsPerMs))
-        if (every_200ms) every_200ms();
+    while (!session_->wait(kTick))
+        if (tick) tick();
     collector_->flush();
 }
 
@@ -40,7 +40,10 @@ Metrics MeasuredRun::metrics() const {
 }
 
 MetricsWindow measured_window(const TraceStore& store) {
-    return MetricsWindow{first_batch_time(store), store.last_time()};
+    // No batch reached the GPU (a run cut short in its first batch): the run measured nothing, over all
+    // of its time, not over the time since the clock's epoch.
+    const TimeNs first = first_batch_time(store);
+    return MetricsWindow{first ? first : store.first_time(), store.last_time()};
 }
 
 TimeNs first_batch_time(const TraceStore& store) {

@@ -19,9 +19,11 @@ class MeasuredRun {
     explicit MeasuredRun(const PipelineConfig& config, TraceLimits limits = {});
     ~MeasuredRun();
 
-    // Starts the run and returns when it ends (its seconds or batches, a failure, or stop()). `every_200ms`
-    // runs on the calling thread meanwhile: progress, Ctrl-C.
-    void run(const std::function<void()>& every_200ms = {});
+    // Starts the run and returns when it ends (its seconds or batches, a failure, or stop()). `tick` runs
+    // on the calling thread every `kTick` meanwhile: progress, and a stop asked for by a signal, which
+    // then takes effect within a tick.
+    static constexpr TimeNs kTick = 50 * kNsPerMs;
+    void run(const std::function<void()>& tick = {});
     Session& session() { return *session_; }
     const Session& session() const { return *session_; }
 
@@ -39,7 +41,7 @@ class MeasuredRun {
 
 // When the first batch reached the GPU (its first H2D span), or 0.
 TimeNs first_batch_time(const TraceStore& store);
-// A run's measured window: from first_batch_time() to the end of the trace.
+// A run's measured window: from first_batch_time() (or the trace's start, without one) to its end.
 MetricsWindow measured_window(const TraceStore& store);
 
 // Runs `config` to its end and returns its metrics: the one-call form of MeasuredRun.

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "core/files/atomic_file.h"
 #include "core/picture/picture_layout.h"
 #include "core/picture/raster_canvas.h"
 #include "core/picture/svg_canvas.h"
@@ -183,19 +182,30 @@ std::vector<uint8_t> timeline_png(const TraceStore& store, const PictureOptions&
     return canvas.png();
 }
 
+std::optional<PictureFormat> picture_format_of(const std::filesystem::path& path) {
+    if (path.extension() == ".svg") return PictureFormat::svg;
+    if (path.extension() == ".png") return PictureFormat::png;
+    return std::nullopt;
+}
+
+void save_timeline_picture(OutputFile& file, PictureFormat format, const TraceStore& store,
+                           const PictureOptions& options, std::string* warning) {
+    if (format == PictureFormat::svg) {
+        file.write(timeline_svg(store, options));
+    } else {
+        const std::vector<uint8_t> png = timeline_png(store, options, warning);
+        file.write(std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+    }
+}
+
 void save_timeline_picture(const std::filesystem::path& path, const TraceStore& store,
                            const PictureOptions& options, std::string* warning) {
-    const std::filesystem::path extension = path.extension();
-    if (extension == ".svg") {
-        write_file_atomically(path, "the picture", timeline_svg(store, options));
-    } else if (extension == ".png") {
-        const std::vector<uint8_t> png = timeline_png(store, options, warning);
-        write_file_atomically(path, "the picture",
-                              std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
-    } else {
+    const std::optional<PictureFormat> format = picture_format_of(path);
+    if (!format)
         throw std::invalid_argument(
             fmt::format("{}: a picture is written as .svg or .png, by its file name", path.string()));
-    }
+    OutputFile file(path, "the picture");
+    save_timeline_picture(file, *format, store, options, warning);
 }
 
 }  // namespace pinscope

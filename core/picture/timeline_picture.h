@@ -5,9 +5,11 @@
 // kept the lane busy, and a time ruler. As SVG (vector, text stays text) or PNG.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/files/output_file.h"
 #include "core/trace/interval.h"
 #include "core/trace/trace_store.h"
 
@@ -26,8 +28,16 @@ std::string timeline_svg(const TraceStore& store, const PictureOptions& options)
 std::vector<uint8_t> timeline_png(const TraceStore& store, const PictureOptions& options,
                                   std::string* warning = nullptr);
 
-// Writes SVG or PNG by the file's extension (.svg, .png), whole or not at all. Throws
-// std::invalid_argument for another extension, std::runtime_error naming the file when writing fails.
+enum class PictureFormat { png, svg };
+// The format a file name asks for (.png, .svg), or nullopt.
+std::optional<PictureFormat> picture_format_of(const std::filesystem::path& path);
+
+// Writes the picture to `file` (core/files/output_file.h), whole or not at all. Throws std::runtime_error
+// naming the file when writing fails.
+void save_timeline_picture(OutputFile& file, PictureFormat format, const TraceStore& store,
+                           const PictureOptions& options, std::string* warning = nullptr);
+// The same by the file's extension (.svg, .png), to a path not checked before. Throws
+// std::invalid_argument for another extension, OutputPathError for a path that cannot be written.
 void save_timeline_picture(const std::filesystem::path& path, const TraceStore& store,
                            const PictureOptions& options, std::string* warning = nullptr);
 

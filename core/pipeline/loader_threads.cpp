@@ -22,7 +22,10 @@ bool DataLoader::fill(LoadedBatch& batch, int64_t first_sample, Recorder& record
     const int64_t sample_bytes = context_.dataset.sample_bytes();
     for (int k = 0; k < config_.batch_size; ++k) {
         context_.dataset.fetch(first_sample + k, lease.data() + k * sample_bytes, stop_);
-        if (stop_) return false;
+        if (stop_) {  // the run ended with the batch half built: its span ends here, cut
+            span.mark_cut();
+            return false;
+        }
     }
     batch.buffer = std::move(lease);
     batch.bytes = static_cast<size_t>(config_.batch_bytes());
@@ -40,6 +43,10 @@ bool DataLoader::pin(LoadedBatch& batch, Recorder& recorder, LaneId lane) {
     {
         StretchedWork slowed(config_.slow_motion, &stop_);
         std::memcpy(pinned.data(), batch.buffer.data(), batch.bytes);
+    }
+    if (stop_) {  // slow motion's stretch of the copy was cut short by the run's end
+        span.mark_cut();
+        return false;
     }
     batch.buffer = std::move(pinned);  // the pageable buffer goes back to its pool here
     return true;

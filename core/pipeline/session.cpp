@@ -56,6 +56,26 @@ void Session::start() {
     status_.state = SessionState::running;
     status_.started = now_ns();
     loop_thread_ = PipelineThread("train loop", [this] { run(); });
+    if (config_.seconds > 0) {
+        const TimeNs deadline = status_.started + static_cast<TimeNs>(config_.seconds * 1e9);
+        deadline_watch_ = PipelineThread("deadline", [this, deadline] { watch_deadline(deadline); });
+    }
+}
+
+void Session::watch_deadline(TimeNs deadline) {
+    std::unique_lock lock(mutex_);
+    const auto at = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(deadline));
+    const bool ended = ended_.wait_until(
+        lock, at, [&] { return status_.state != SessionState::running || stop_requested_ || pending_; });
+    if (ended) return;  // stopped, failed or finished first; a new config has bounds of its own
+    deadline_passed_ = true;
+    cut_everything_locked();
+}
+
+void Session::cut_everything_locked() {
+    if (live_loader_) live_loader_->interrupt();
+    if (device_) device_->cut_work();
+    gate_.notify_all();
 }
 
 void Session::reconfigure(const PipelineConfig& config) {
@@ -91,20 +111,23 @@ bool Session::paused() const {
 
 bool Session::pass_gate() {
     std::unique_lock lock(mutex_);
-    gate_.wait(lock, [&] { return !paused_ || steps_granted_ > 0 || stop_requested_ || pending_; });
-    if (stop_requested_ || pending_) return false;
+    gate_.wait(lock, [&] {
+        return !paused_ || steps_granted_ > 0 || stop_requested_ || deadline_passed_ || pending_;
+    });
+    if (stop_requested_ || deadline_passed_ || pending_) return false;
     if (paused_) --steps_granted_;  // the wait saw a step granted
     return true;
 }
 
 void Session::stop() {
-    stop_requested_ = true;
     {
         std::lock_guard lock(mutex_);
-        if (live_loader_) live_loader_->interrupt();
+        stop_requested_ = true;
+        cut_everything_locked();
+        ended_.notify_all();  // the deadline watch has nothing left to do
     }
-    gate_.notify_all();
     loop_thread_.join();
+    deadline_watch_.join();
     std::lock_guard lock(mutex_);
     if (status_.state == SessionState::running) status_.state = SessionState::stopped;
     ended_.notify_all();
@@ -149,6 +172,7 @@ void Session::finish(SessionState state, std::string error) {
 }
 
 bool Session::bounds_reached(const PipelineConfig& config) const {
+    if (deadline_passed_) return true;
     if (config.batches > 0 && batches_.load() >= config.batches) return true;
     return config.seconds > 0 && now_ns() - status_.started >= static_cast<TimeNs>(config.seconds * 1e9);
 }
@@ -211,7 +235,7 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         Publication(Session& s, DataLoader* loader) : session(s) {
             std::lock_guard lock(session.mutex_);
             session.live_loader_ = loader;
-            if (session.stop_requested_ || session.pending_) loader->interrupt();
+            if (session.stop_requested_ || session.deadline_passed_ || session.pending_) loader->interrupt();
         }
         ~Publication() {
             std::lock_guard lock(session.mutex_);

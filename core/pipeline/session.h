@@ -2,7 +2,9 @@
 // A running pipeline: a train-loop thread that pulls batches from a DataLoader and feeds them to the
 // GPU, with everything recorded into one Trace. This is the control API the CLI, the desktop app and
 // the tests drive:
-// - start() runs until the config's seconds or batches are reached, stop(), or a failure;
+// - start() runs until the config's seconds or batches are reached, stop(), or a failure. The seconds and
+//   stop() take effect at once whatever the work in hand: the loader is interrupted and the device cuts
+//   what it is doing (Device::cut_work), so a 10 s kernel does not hold a 1 s run;
 // - reconfigure() hands a new config to the running loop, which drains the current pipeline
 //   (workers joined, GPU work finished, every buffer returned) and builds the new one;
 // - status() may be called from any thread at any time.
@@ -73,6 +75,9 @@ class Session {
     void run();
     void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     bool bounds_reached(const PipelineConfig& config) const;
+    // On its own thread: at the run's seconds, interrupts the loader and cuts the device's work.
+    void watch_deadline(TimeNs deadline);
+    void cut_everything_locked();  // under mutex_: interrupt the loader, cut the device, open the gate
     // Once per batch, one lock: waits while paused until a step is granted (and takes it); false when the
     // loop must end for a stop or a new config.
     bool pass_gate();
@@ -94,9 +99,11 @@ class Session {
 
     std::unique_ptr<Device> device_;  // owned by the loop thread once started
     std::atomic<bool> stop_requested_{false};
+    std::atomic<bool> deadline_passed_{false};
     std::atomic<int64_t> batches_{0};
     int64_t next_batch_id_ = 0;
     PipelineThread loop_thread_;
+    PipelineThread deadline_watch_;  // only for a run with seconds
 };
 
 std::string_view to_string(SessionState state);

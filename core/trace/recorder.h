@@ -63,6 +63,8 @@ class ScopedSpan {
     void set_batch(int64_t batch) { span_.batch = batch; }
     void set_bytes(uint64_t bytes) { span_.bytes = bytes; }
     void set_memory(HostMemory memory) { span_.memory = memory; }
+    // The run ended before the work did (Span::cut).
+    void mark_cut() { span_.cut = 1; }
 
     // Nothing happened after all (e.g. shutdown before the work began): record no span.
     void cancel() { recorder_ = nullptr; }

@@ -43,6 +43,7 @@ inline std::string_view host_memory_name(HostMemory m) {
 }
 
 constexpr uint32_t kNoName = 0;
+constexpr uint32_t kMaxNameId = (1u << 31) - 1;  // a span's name is 31 bits
 
 struct Span {
     TimeNs start = 0;
@@ -53,9 +54,12 @@ struct Span {
     SpanKind kind = SpanKind::fetch;
     HostMemory memory = HostMemory::none;
     // An index into the trace's string table (TraceStore::name): a kernel's or an operator's name from
-    // an imported trace. kNoName for pinscope's own spans, which their kind names. Fits in the padding
-    // that the fields above leave, so a span stays 40 bytes.
-    uint32_t name = kNoName;
+    // an imported trace. kNoName for pinscope's own spans, which their kind names. With `cut`, it fits in
+    // the padding that the fields above leave, so a span stays 40 bytes.
+    uint32_t name : 31 = kNoName;
+    // The run ended (its seconds, a stop) before this work did: the span ends where it was cut off, not
+    // where the work would have ended. A 10 s kernel in a 1 s run is drawn and exported as cut.
+    uint32_t cut : 1 = 0;
 
     TimeNs duration() const { return end - start; }
 };

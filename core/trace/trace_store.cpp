@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 namespace pinscope {
 namespace {
@@ -54,6 +55,7 @@ void TraceStore::adopt_lane(LaneId lane, std::vector<Span> spans) {
 
 uint32_t TraceStore::intern(std::string_view name) {
     if (name.empty()) return kNoName;
+    if (names_.size() > kMaxNameId) throw std::length_error("a trace holds at most 2^31 span names");
     auto [at, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
     if (added) names_.push_back(at->first);
     return at->second;

@@ -10,6 +10,7 @@
 #include "core/config/config_json.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/metrics_json.h"
+#include "core/io/output_plan.h"
 
 namespace pinscope::gui {
 
@@ -23,6 +24,10 @@ Recording::Recording(RecordRequest request, RecordContext context, TimeNs now, T
     if (!std::isfinite(request_.seconds) || request_.seconds <= 0 || request_.seconds > kMaxSeconds)
         throw std::invalid_argument(
             fmt::format("seconds should be between 0 and {}; record a shorter stretch", kMaxSeconds));
+    const OutputFormat format = records_capture(request_.file) ? OutputFormat::capture : OutputFormat::other;
+    OutputPlan plan;
+    output_ = std::make_shared<OutputFile>(plan.add_output(
+        request_.file, "", format == OutputFormat::capture ? "the capture" : "the trace", format));
     const TimeNs length = static_cast<TimeNs>(request_.seconds * 1e9);
     window_ =
         request_.mode == RecordMode::last ? Interval{latest - length, latest} : Interval{now, now + length};
@@ -51,14 +56,14 @@ void Recording::update(const TraceStore& store, TimeNs now) {
         info.metrics = metrics_json(metrics);
         phase_ = RecordPhase::writing;
         message_ = fmt::format("writing {} spans", spans_written_);
-        writer_ = std::async(std::launch::async, [window, info, file = request_.file]() -> std::string {
+        writer_ = std::async(std::launch::async, [window, info, output = output_]() -> std::string {
             try {
-                if (records_capture(file)) {
-                    save_capture(file, *window, info);
+                if (records_capture(output->path())) {
+                    save_capture(*output, *window, info);
                 } else {
                     const ExportInfo chrome{info.device.name, "pinscope",        config_to_json(info.config),
                                             info.metrics,     info.window.start, info.window.end};
-                    save_chrome_trace(file, *window, chrome);
+                    save_chrome_trace(*output, *window, chrome);
                 }
                 return {};
             } catch (const std::exception& e) {

@@ -3,9 +3,12 @@
 // which the app, `pinscope stats` and `diff` open) or a Chrome Trace file (.json: Perfetto,
 // chrome://tracing), by the file's extension. The window is copied out of the store on the GUI thread (cheap:
 // only the window, TraceStore::extract) and written on a background thread, so the timeline keeps moving
-// while a large capture is written. The write is atomic (save_chrome_trace): a failure leaves no half file.
+// while a large capture is written. The file is readied when the recording starts (core/io/output_plan.h:
+// a place that cannot be written, or a capture that a trace would replace, is refused at once) and written
+// whole or not at all.
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -42,7 +45,8 @@ class Recording {
     static constexpr TimeNs kSettle = 100 * kNsPerMs;
 
     // `now` is the trace clock now; `latest` the newest span end in the store (where "last N" ends).
-    // Throws std::invalid_argument for a bad request (no file, seconds out of range).
+    // Throws std::invalid_argument for a bad request (no file, seconds out of range), OutputPathError for a
+    // file that cannot be written.
     Recording(RecordRequest request, RecordContext context, TimeNs now, TimeNs latest);
     ~Recording();  // waits for a write in progress
     Recording(const Recording&) = delete;
@@ -66,7 +70,8 @@ class Recording {
     Interval window_;
     RecordPhase phase_ = RecordPhase::capturing;
     std::string message_;
-    std::future<std::string> writer_;  // the error message, empty on success
+    std::shared_ptr<OutputFile> output_;  // readied up front, written on the writer's thread
+    std::future<std::string> writer_;     // the error message, empty on success
     size_t spans_written_ = 0;
 };
 

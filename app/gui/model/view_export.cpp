@@ -8,6 +8,7 @@
 
 #include "core/io/capture_export.h"
 #include "core/io/chrome_trace.h"
+#include "core/io/output_plan.h"
 #include "core/picture/timeline_picture.h"
 
 namespace pinscope::gui {
@@ -28,7 +29,13 @@ const char* export_extension(ExportFormat format) {
 
 namespace {
 
-std::string write_export(const ExportRequest& r, const Capture& view, Interval range) {
+// The files an export writes, readied before any work: the batch table of a CSV export has its metrics
+// file beside it.
+struct ExportFiles {
+    OutputFile main, metrics;
+};
+
+std::string write_export(const ExportRequest& r, ExportFiles& files, const Capture& view, Interval range) {
     switch (r.format) {
         case ExportFormat::png:
         case ExportFormat::svg: {
@@ -39,17 +46,19 @@ std::string write_export(const ExportRequest& r, const Capture& view, Interval r
             options.title = capture_title(view);
             options.dark = r.dark;
             std::string warning;
-            save_timeline_picture(r.file, view.store, options, &warning);
+            save_timeline_picture(files.main,
+                                  r.format == ExportFormat::svg ? PictureFormat::svg : PictureFormat::png,
+                                  view.store, options, &warning);
             return fmt::format("wrote {} ({}x{}){}", r.file.string(), r.width, r.height,
                                warning.empty() ? "" : "; " + warning);
         }
         case ExportFormat::perfetto: {
-            save_chrome_trace(r.file, view.store, capture_export_info(view, range));
+            save_chrome_trace(files.main, view.store, capture_export_info(view, range));
             return fmt::format("wrote {} (open it in ui.perfetto.dev)", r.file.string());
         }
         case ExportFormat::csv: {
-            const CsvFiles files = save_capture_csv(r.file, view, range);
-            return fmt::format("wrote {} and {}", files.batches.string(), files.metrics.filename().string());
+            save_capture_csv(files.main, files.metrics, view, range);
+            return fmt::format("wrote {} and {}", r.file.string(), files.metrics.path().filename().string());
         }
     }
     return {};
@@ -65,12 +74,19 @@ ViewExport::ViewExport(const ExportRequest& request, const TraceStore& store, In
             fmt::format("the file name should end in {}", export_extension(request.format)));
     if (request.width < 200 || request.height < 100 || request.width > 16384 || request.height > 16384)
         throw std::invalid_argument("the size should be between 200x100 and 16384x16384 pixels");
+    OutputPlan plan;
+    auto files = std::make_shared<ExportFiles>();
+    files->main = plan.add_output(request.file, "", "the export", OutputFormat::other);
+    if (request.format == ExportFormat::csv)
+        files->metrics =
+            plan.add_output(metrics_csv_path(request.file), "", "the metrics", OutputFormat::other);
     auto copy = std::make_shared<Capture>();
     copy->info = std::move(info);
     copy->info.window = {view.start, view.end};
     copy->store = store.extract(view);
-    work_ = std::async(std::launch::async,
-                       [copy, request, view]() -> std::string { return write_export(request, *copy, view); });
+    work_ = std::async(std::launch::async, [copy, files, request, view]() -> std::string {
+        return write_export(request, *files, *copy, view);
+    });
 }
 
 ViewExport::~ViewExport() {

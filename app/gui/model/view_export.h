@@ -26,7 +26,8 @@ const char* export_extension(ExportFormat format);
 
 class ViewExport {
   public:
-    // Throws std::invalid_argument for a bad request (no file, a size out of range, a wrong extension).
+    // Throws std::invalid_argument for a bad request (no file, a size out of range, a wrong extension),
+    // OutputPathError for a file that cannot be written or that is a capture the export would replace.
     ViewExport(const ExportRequest& request, const TraceStore& store, Interval view, CaptureInfo info);
     ~ViewExport();  // waits for the write
     ViewExport(const ViewExport&) = delete;

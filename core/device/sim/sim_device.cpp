@@ -183,6 +183,10 @@ uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
     SimStream& s = stream_of(stream);
     op.seq = s.next_seq++;
     op.ticket = next_ticket_++;
+    if (cut_) {  // the run is over: the op completes without running (the streams are empty since the cut)
+        s.done_seq = op.seq;
+        return op.seq;
+    }
     s.queue.push_back(op);
     advance_to(clock_);  // starts it at once if its engine is free
     const TimeNs next = next_completion();
@@ -290,6 +294,16 @@ void SimDevice::synchronize() {
     for (const Marker& m : last) wait_until_done(lock, m);
 }
 
+void SimDevice::cut_work() {
+    {
+        Lock lock(mutex_);
+        advance_to(now_ns());  // what finished before now ends whole
+        cut_everything(clock_);
+    }
+    cut_made_.notify_all();
+    wake_device_.notify_all();
+}
+
 //------------------------------------------------------------------------------------------------------------
 // [SECTION] Waiting for the model
 //------------------------------------------------------------------------------------------------------------
@@ -300,12 +314,22 @@ bool SimDevice::done(const Marker& marker) const {
     return it == streams_.end() || it->second.done_seq >= marker.seq;
 }
 
-// Sleeps, unlocked, until `wake` (model time), when the caller advances the model and looks again.
+// Sleeps until `wake` (model time), when the caller advances the model and looks again. A long wait
+// (a 10 s kernel) sleeps on a condition that cut_work() ends; only its last stretch is timed precisely.
 void SimDevice::sleep_until_model(Lock& lock, TimeNs wake) {
-    lock.unlock();
     // kNever means what the caller waits for sits behind work another thread has yet to issue; the
     // next enqueue advances the model, so polling at a coarse interval is enough.
-    sleep_until_ns(wake == kNever ? now_ns() + 200 * kNsPerUs : wake);
+    if (wake == kNever) wake = now_ns() + 200 * kNsPerUs;
+    constexpr TimeNs kPreciseStretch = 2 * kNsPerMs;
+    if (wake - now_ns() > kPreciseStretch) {
+        reduce_timer_slack();
+        cut_made_.wait_until(
+            lock, std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wake - kPreciseStretch)),
+            [&] { return cut_; });
+        return;
+    }
+    lock.unlock();
+    sleep_until_ns(wake);
     lock.lock();
 }
 
@@ -372,7 +396,7 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
     wait_until_started(lock, marker);
     lock.unlock();
     {
-        StretchedWork slowed(time_scale_);
+        StretchedWork slowed(time_scale_, &cutting_);  // slow motion's stretch ends with the run
         PageableStaging::stage(host, bytes, direction);
     }
     lock.lock();
@@ -531,25 +555,48 @@ void SimDevice::complete(SimStream& s) {
     s.queue.pop_front();
     s.done_seq = op.seq;
     if (op.kind == OpKind::record || op.kind == OpKind::wait) return;
-    Span span;
-    span.start = op.start;
-    span.end = clock_;
+    if (op.kind == OpKind::kernel)
+        kernel_running_ = false;
+    else
+        --copies_running_;
     // Into pageable memory the engine's part ends when the bytes are in the driver's bounce buffer; the
     // host copying them out shows as its own `stage` span, not as the engine copying.
-    if (op.kind == OpKind::d2h && op.memory == HostMemory::pageable && op.moved > 0) span.end = op.moved;
+    const bool staged_out = op.kind == OpKind::d2h && op.memory == HostMemory::pageable && op.moved > 0;
+    record_span(s, op, staged_out ? op.moved : clock_, false);
+}
+
+void SimDevice::record_span(const SimStream& s, const Op& op, TimeNs end, bool cut) {
+    Span span;
+    span.start = op.start;
+    span.end = end;
     span.batch = op.batch;
-    span.bytes = static_cast<uint64_t>(op.bytes);
+    // A cut copy moved only part of its bytes: its span says how many, so its GB/s stays true.
+    span.bytes = static_cast<uint64_t>(cut && op.kind != OpKind::kernel ? op.bytes - op.remaining : op.bytes);
     span.memory = op.memory;
-    if (op.kind == OpKind::kernel) {
-        kernel_running_ = false;
-        span.kind = SpanKind::kernel;
-        span.lane = s.lanes[1];
-    } else {
-        --copies_running_;
-        span.kind = op.kind == OpKind::h2d ? SpanKind::h2d : SpanKind::d2h;
-        span.lane = s.lanes[op.kind == OpKind::h2d ? 0 : 2];
-    }
+    span.cut = cut;
+    const int slot = op.kind == OpKind::h2d ? 0 : op.kind == OpKind::kernel ? 1 : 2;
+    span.kind = op.kind == OpKind::h2d      ? SpanKind::h2d
+                : op.kind == OpKind::kernel ? SpanKind::kernel
+                                            : SpanKind::d2h;
+    span.lane = s.lanes[slot];
     recorder_->span(span);
+}
+
+// Ends every op where it stands at `at` (the model's clock): a running kernel or copy is recorded up to
+// there and marked cut; ops not started are dropped. Later ops complete without running (enqueue).
+void SimDevice::cut_everything(TimeNs at) {
+    cut_ = true;
+    cutting_.store(true, std::memory_order_relaxed);
+    for (auto& [handle, s] : streams_) {
+        for (const Op& op : s.queue) {
+            const bool work = op.kind == OpKind::kernel || op.kind == OpKind::h2d || op.kind == OpKind::d2h;
+            if (work && op.running) record_span(s, op, std::max(at, op.start), true);
+            s.done_seq = op.seq;
+        }
+        s.queue.clear();
+    }
+    copies_running_ = 0;
+    kernel_running_ = false;
 }
 
 // The device thread only keeps the trace current while no caller advances the model: every call does

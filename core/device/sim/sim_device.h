@@ -4,10 +4,14 @@
 // direction share that direction's link, and both directions together share `bidir_total_gbps`.
 // Kernels occupy the compute engine for their duration, one at a time.
 //
+// How a run ends: cut_work() ends every op where it stands (recorded as cut) and every wait with it, so
+// a run stops on time whatever its kernels and copies would still take.
+//
 // How time advances: the model is a fluid simulation with a cursor. Any call first advances the model
 // to now_ns() (completing what has finished, starting what has become ready), so a caller never waits
 // for another thread to notice the time. The device's own thread advances it at the next completion
 // time, so GPU spans appear on time in a live view even when no host thread calls in.
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -45,6 +49,7 @@ class SimDevice final : public Device {
     void synchronize(const Event& event) override;
     void synchronize(Stream& stream) override;
     void synchronize() override;
+    void cut_work() override;
 
   protected:
     std::byte* raw_allocate_host(size_t bytes, HostMemory memory) override;
@@ -104,6 +109,8 @@ class SimDevice final : public Device {
     void update_rates();
     TimeNs next_completion() const;  // earliest end among running ops; INT64_MAX if none
     void complete(SimStream& stream);
+    void record_span(const SimStream& stream, const Op& op, TimeNs end, bool cut);
+    void cut_everything(TimeNs at);  // cut_work() under the lock
     bool done(const Marker& marker) const;
     bool started(const Marker& marker) const;
     void sleep_until_model(Lock& lock, TimeNs wake);
@@ -125,6 +132,9 @@ class SimDevice final : public Device {
 
     mutable std::mutex mutex_;
     std::condition_variable wake_device_;
+    std::condition_variable cut_made_;    // long waits sleep on it, so that cut_work() ends them at once
+    bool cut_ = false;                    // cut_work() was called: nothing runs any more
+    std::atomic<bool> cutting_{false};    // the same, for stretched host work outside the lock
     std::shared_ptr<Recorder> recorder_;  // single producer: only used under mutex_
     TimeNs clock_ = 0;                    // the model's time cursor
     uint64_t next_ticket_ = 1;
