@@ -2,8 +2,8 @@
 #   make run    builds in Release and opens the desktop app (without a display: the headless demo)
 #   make test   checks the layout (clang-format), then builds and runs every test: Release, then
 #               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
-#               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration;
-#               clang)
+#               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration,
+#               lesson, preset, font; clang)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -62,18 +62,23 @@ test-tsan: deps
 
 # Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, so a run does not grow
 # them; any crash, sanitizer report, leak, timeout or out-of-memory fails, and leaves its input as
-# build-fuzz/fuzz_NAME-crash-* (or -leak-, -timeout-, -oom-). libFuzzer needs clang.
-FUZZERS = capture config calibration
+# build-fuzz/fuzz_NAME-crash-* (or -leak-, -timeout-, -oom-). libFuzzer needs clang. Every file format
+# the program reads has one: captures, configs, calibrations, lessons, presets, and fonts (whose seed,
+# DejaVu Sans from fonts-dejavu-core, is copied from the system, and which take inputs up to 1 MiB).
+FUZZERS = capture config calibration lesson preset font
 FUZZ_SECONDS ?= 60
+FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 test-fuzz: deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPINSCOPE_FUZZ=ON -DPINSCOPE_GUI=OFF -DPINSCOPE_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZERS))
 	@for f in $(FUZZERS); do \
 	    rm -rf build-fuzz/corpus-$$f && cp -r tests/fuzz/corpus/$$f build-fuzz/corpus-$$f || exit 1; \
+	    max_len=65536; \
+	    if [ $$f = font ]; then cp $(FONT_SEED) build-fuzz/corpus-font/ || exit 1; max_len=1048576; fi; \
 	    echo "fuzz_$$f: $(FUZZ_SECONDS) s on a copy of tests/fuzz/corpus/$$f"; \
 	    UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/tests/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
-	        -rss_limit_mb=2560 -max_len=65536 -timeout=10 -artifact_prefix=build-fuzz/fuzz_$$f- \
+	        -rss_limit_mb=2560 -max_len=$$max_len -timeout=10 -artifact_prefix=build-fuzz/fuzz_$$f- \
 	        build-fuzz/corpus-$$f > build-fuzz/fuzz_$$f.log 2>&1 \
 	        || { grep -v '^#[0-9]' build-fuzz/fuzz_$$f.log; exit 1; }; \
 	    grep '^Done' build-fuzz/fuzz_$$f.log; \

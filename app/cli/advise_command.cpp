@@ -8,6 +8,7 @@
 
 #include "app/cli/advice_report.h"
 #include "app/cli/capture_input.h"
+#include "app/cli/cli_words.h"
 #include "app/cli/usage_error.h"
 #include "core/io/advice_json.h"
 
@@ -26,7 +27,13 @@ Command add_advise_command(CLI::App& app) {
         ->check(CLI::Range(1u, 4096u))
         ->option_text("N");
     return {cmd, [file, json, cores] {
-                const Capture capture = open_capture_for_cli(*file);
+                const Capture capture = open_capture_for_cli(*file, ConfigWarning::leave_to_caller);
+                // Findings and fixes are about the config the run had: one that would not run says nothing.
+                if (!capture.info.config_problem.empty())
+                    throw UsageError(
+                        fmt::format("{}: its config would not run ({}), so there is nothing the "
+                                    "advisor can say of it; record the run again.",
+                                    *file, cli_words(capture.info.config_problem)));
                 const Metrics metrics = capture_metrics(capture);
                 const PipelineConfig& config = capture.info.config;
                 AdviceContext ctx;

@@ -4,11 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/cli_words.h"
 #include "app/cli/usage_error.h"
 
 namespace pinscope {
 
-Capture open_capture_for_cli(const std::filesystem::path& path) {
+Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning) {
     std::error_code no_size;  // a missing file: load_capture says so
     const bool show_progress =
         ::isatty(STDERR_FILENO) && std::filesystem::file_size(path, no_size) > (64u << 20) && !no_size;
@@ -23,6 +24,11 @@ Capture open_capture_for_cli(const std::filesystem::path& path) {
             return true;
         });
         if (show_progress) fmt::print(stderr, "\r\033[K");
+        if (warning == ConfigWarning::print && !capture.info.config_problem.empty())
+            fmt::print(stderr,
+                       "warning: {}: its config would not run ({}); its spans are shown as recorded, but "
+                       "rates that need the config may be wrong.\n",
+                       path.string(), cli_words(capture.info.config_problem));
         return capture;
     } catch (const CaptureError& e) {
         if (show_progress) fmt::print(stderr, "\r\033[K");

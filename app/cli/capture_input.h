@@ -1,6 +1,7 @@
 #pragma once
-// Opening a capture named on the command line: progress on a terminal for a big file, and a file that
-// cannot be opened is bad input (exit 2, one line naming the file and what is wrong).
+// Opening a capture named on the command line: progress on a terminal for a big file, a file that cannot
+// be opened is bad input (exit 2, one line naming the file and what is wrong), and one whose config would
+// not pass the command line's validator opens with a one-line warning on stderr.
 #include <filesystem>
 
 #include "app/cli/run_report.h"
@@ -8,7 +9,10 @@
 
 namespace pinscope {
 
-Capture open_capture_for_cli(const std::filesystem::path& path);
+// Whether a config that would not run is warned about here, or left to the caller (which refuses it).
+enum class ConfigWarning { print, leave_to_caller };
+
+Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning = ConfigWarning::print);
 
 // What `stats` prints of a capture: the run report as `run` printed it, from the capture's spans.
 RunReport capture_report(const Capture& capture);

@@ -1,6 +1,7 @@
 #include "app/cli/lesson_command.h"
 
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "core/io/metrics_json.h"
 #include "core/lab/lesson.h"
 #include "core/lab/measured_run.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace {
@@ -40,10 +42,21 @@ int run_lesson_command(const LessonOptions& options) {
         list_lessons();
         return 0;
     }
-    const Lesson* lesson = find_lesson(options.name);
+    // A path (it ends in .json, or names a folder) is a lesson file being written; anything else a name.
+    std::optional<Lesson> from_file;
+    if (options.name.ends_with(".json") || options.name.find('/') != std::string::npos) {
+        try {
+            from_file = load_lesson_file(options.name);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+    }
+    const Lesson* lesson = from_file ? &*from_file : find_lesson(options.name);
     if (!lesson)
         throw UsageError(
-            fmt::format("lesson {}: no such lesson; the lessons are: {}.", options.name, lesson_slugs()));
+            fmt::format("lesson {}: no such lesson; the lessons are: {} (or give a lesson file, "
+                        "such as my-lesson.json).",
+                        printable(options.name), lesson_slugs()));
     PipelineConfig machine;
     knob("device").set(machine, options.device);
     if (!options.json) print_question(*lesson);
@@ -89,7 +102,9 @@ Command add_lesson_command(CLI::App& app) {
     auto options = std::make_shared<LessonOptions>();
     CLI::App* command = app.add_subcommand(
         "lesson", "The lessons: a question, runs that answer it with measured numbers (no NAME: the list).");
-    command->add_option("name", options->name, "The lesson to run, e.g. pin-memory-alone");
+    command->add_option(
+        "name", options->name,
+        "The lesson to run, e.g. pin-memory-alone, or a lesson file being written (FILE.json)");
     command->add_option("--seconds", options->seconds, "How long each of the lesson's runs lasts")
         ->check(CLI::Range(0.2, 600.0));
     command->add_option("--device", options->device, "auto, sim or cuda (slow motion needs sim)")

@@ -37,7 +37,17 @@ std::string lane_name(const TraceStore& store, LaneId lane) {
 
 void AdvisorWindow::advise(const AppState& state) {
     const TraceStore& store = state.store();
+    refused_.clear();
     if (store.span_count() == 0) return;
+    if (const Capture* capture = state.capture(); capture && !capture->info.config_problem.empty()) {
+        // Findings and fixes are about the config the run had: one that would not run says nothing.
+        advice_.reset();
+        refused_ = fmt::format(
+            "No advice: this capture's config would not run ({}), so the advisor has "
+            "nothing to say of it.",
+            capture->info.config_problem);
+        return;
+    }
     if (const Capture* capture = state.capture()) {
         config_ = capture->info.config;
         window_ = {capture->info.window.start, capture->info.window.end};
@@ -109,7 +119,9 @@ void AdvisorWindow::draw(AppState& state, Theme theme, TimelineViewport& viewpor
                                        format_duration(window_.length()))
                          : fmt::format("about the capture's {}", format_duration(window_.length()));
         ImGui::TextDisabled("%s", about.c_str());
-        if (!advice_) {
+        if (!refused_.empty()) {
+            ImGui::TextWrapped("%s", refused_.c_str());
+        } else if (!advice_) {
             ImGui::TextUnformatted("Nothing to advise on yet: the run has no spans.");
         } else {
             ImGui::PushStyleColor(ImGuiCol_Text, verdict_colour(advice_->verdict, theme));

@@ -4,6 +4,7 @@
 // evidence (a click shows those spans on the timeline), what it costs, and a fix that one click applies
 // to the running pipeline.
 #include <optional>
+#include <string>
 
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/span_palette.h"
@@ -26,6 +27,7 @@ class AdvisorWindow {
     bool stale_ = true;      // advise again at the next frame
     TimeNs advised_at_ = 0;  // when (wall clock): a live run's advice is renewed every few seconds
     std::optional<Advice> advice_;
+    std::string refused_;  // why there is no advice, when it is not for want of spans
     Interval window_;
     PipelineConfig config_;  // the config the advice is about
 };

@@ -47,6 +47,12 @@ void CaptureFiles::poll_loader() {
         if (!std::filesystem::exists(file)) recent_.forget(file);
     } else {
         recent_.add(file);
+        const Capture* opened = loaded_view_      ? loaded_view_->capture()
+                                : loaded_compare_ ? &*loaded_compare_
+                                                  : nullptr;
+        if (opened && !opened->info.config_problem.empty())
+            error_ = fmt::format("{}: its config would not run ({}); its spans are shown as recorded",
+                                 file.filename().string(), opened->info.config_problem);
     }
     loader_.reset();
 }

@@ -91,6 +91,11 @@ void DesktopApp::replace_state(std::unique_ptr<AppState> state) {
 
 // A capture's config, live on this machine: its workload with this machine's device and calibration.
 void DesktopApp::run_live(PipelineConfig config) {
+    if (const Capture* capture = state_->capture(); capture && !capture->info.config_problem.empty()) {
+        files_.report_error("cannot run this capture's config live: it would not run (" +
+                            capture->info.config_problem + ")");
+        return;
+    }
     keep_machine_knobs(config, machine_);
     try {
         replace_state(std::make_unique<AppState>(config));

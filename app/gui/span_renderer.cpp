@@ -46,13 +46,15 @@ struct UploadedLane {
 constexpr uint64_t kKeepFrames = 300;
 
 void set_colours(GLint location, const SpanPalette& palette) {
-    float rgb[3 * 8] = {};
-    for (int k = 0; k < kSpanKindCount && k < 8; ++k) {
+    constexpr int kShaderKinds = 16;  // timeline_spans.frag's kind_colour[]
+    static_assert(kSpanKindCount <= kShaderKinds, "the span shader has a colour for every kind");
+    float rgb[3 * kShaderKinds] = {};
+    for (int k = 0; k < kSpanKindCount; ++k) {
         rgb[3 * k] = palette.kind[k].r / 255.f;
         rgb[3 * k + 1] = palette.kind[k].g / 255.f;
         rgb[3 * k + 2] = palette.kind[k].b / 255.f;
     }
-    glUniform3fv(location, 8, rgb);
+    glUniform3fv(location, kShaderKinds, rgb);
 }
 
 }  // namespace

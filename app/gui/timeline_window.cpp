@@ -425,6 +425,9 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
                     s.memory == HostMemory::pageable && (s.kind == SpanKind::h2d || s.kind == SpanKind::d2h)
                         ? " (staged by the driver: slower, and the host thread waits)"
                         : "");
+    if (s.cut) ImGui::Text("cut       the run ended before this work did");
+    if (s.kind == SpanKind::tracing)
+        ImGui::Text("the trace's ring was full: this thread waited for the collector (what observing cost)");
     ImGui::EndTooltip();
 }
 

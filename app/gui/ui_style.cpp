@@ -2,20 +2,18 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+
+#include <fmt/format.h>
+#include <imgui_freetype.h>
+
+#include "core/fonts/font_check.h"
+#include "core/units/units.h"
 
 namespace pinscope::gui {
 namespace {
 
 constexpr float kBaseFontPx = 16.f;     // DejaVu Sans at 16 px reads well at 1080p
 constexpr float kBuiltinFontPx = 13.f;  // ImGui's ProggyClean is drawn for 13 px
-
-bool readable(const std::string& file) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) return false;
-    std::ifstream in(file, std::ios::binary);
-    return in.good();
-}
 
 void high_contrast_colours(ImGuiStyle& style) {
     ImGui::StyleColorsDark(&style);
@@ -50,27 +48,39 @@ ImVec4 muted_colour(Theme theme) {
     return theme == Theme::high_contrast ? ImVec4(0.85f, 0.85f, 0.85f, 1) : ImVec4(0.62f, 0.63f, 0.68f, 1);
 }
 
+// The atlas is built by FreeType (imgui_freetype, in Debian's libimgui.a), not stb_truetype, which is not
+// made for hostile files; and the font file is first read and checked by FreeType (core/fonts): a file it
+// refuses never reaches ImGui, which asserts where it should report.
 void UiStyle::load_font(const UiSettings& settings) {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
-    // Checked first: ImGui asserts on a font file it cannot read instead of reporting it.
-    if (!settings.font_file.empty() && readable(settings.font_file)) {
+    io.Fonts->FontBuilderIO = ImGuiFreeType::GetBuilderForFreeType();
+    std::string problem = settings.font_file.empty() ? "none was given" : "";
+    if (problem.empty()) problem = font_file_problem(settings.font_file, &font_bytes_);
+    if (problem.empty()) {
         ImFontConfig config;
         config.OversampleH = 2;
-        if (io.Fonts->AddFontFromFileTTF(settings.font_file.c_str(), kBaseFontPx * settings.font_scale,
-                                         &config)) {
+        config.FontDataOwnedByAtlas = false;  // font_bytes_ keeps them: exactly the bytes that were checked
+        if (io.Fonts->AddFontFromMemoryTTF(font_bytes_.data(), static_cast<int>(font_bytes_.size()),
+                                           kBaseFontPx * settings.font_scale, &config) &&
+            io.Fonts->Build()) {
             font_note_ = std::filesystem::path(settings.font_file).stem().string();
             fell_back_ = false;
             return;
         }
+        problem = "the font atlas could not be built from it";
+        io.Fonts->Clear();
     }
+    font_bytes_.clear();
     ImFontConfig config;
     config.SizePixels = kBuiltinFontPx * settings.font_scale;
     io.Fonts->AddFontDefault(&config);
     fell_back_ = true;
-    font_note_ = settings.font_file.empty() ? "ImGui's built-in font"
-                                            : "ImGui's built-in font (" + settings.font_file +
-                                                  " not found; install fonts-dejavu-core for DejaVu Sans)";
+    const bool default_font = settings.font_file == kDefaultFontFile;
+    font_note_ = settings.font_file.empty()
+                     ? "ImGui's built-in font"
+                     : fmt::format("ImGui's built-in font ({}: {}{})", printable(settings.font_file), problem,
+                                   default_font ? "; install fonts-dejavu-core for DejaVu Sans" : "");
 }
 
 void UiStyle::set_colours(const UiSettings& settings) {

@@ -29,6 +29,7 @@ class UiStyle {
 
     UiSettings applied_;
     bool first_ = true;
+    std::string font_bytes_;  // the font file, checked, which the atlas reads from (it does not own them)
     std::string font_note_;
     bool fell_back_ = false;
 };

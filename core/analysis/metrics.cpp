@@ -1,6 +1,7 @@
 #include "core/analysis/metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <unordered_set>
@@ -178,6 +179,9 @@ StageLatency in_real_units(StageLatency latency, double slow_motion) {
 
 Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow requested,
                         double slow_motion) {
+    // A capture whose config is damaged (it opens with a warning) must not turn every rate into NaN.
+    if (!(slow_motion >= 1 && std::isfinite(slow_motion))) slow_motion = 1;
+    batch_size = std::max(batch_size, 0);
     const Interval window = resolve_window(store, requested);
     Metrics m;
     m.start = window.start;

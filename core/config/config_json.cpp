@@ -5,6 +5,7 @@
 
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
+#include "core/files/input_file.h"
 #include "core/files/json_text.h"
 #include "core/files/output_file.h"
 
@@ -50,7 +51,7 @@ PipelineConfig load_config(const std::filesystem::path& path, const PipelineConf
     std::string text;
     try {
         text = read_input_file(path, kMaxConfigFileBytes);
-    } catch (const JsonTextError& e) {
+    } catch (const InputFileError& e) {
         throw ConfigFileError(fmt::format("cannot read config file {}: {}.", path.string(), e.what()));
     }
     json j;

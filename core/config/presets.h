@@ -30,6 +30,11 @@ struct Preset {
     nlohmann::json config;    // a subset of PipelineConfig's keys
 };
 
+// Reads a preset file's JSON: its texts, its config as strict as the command line's (known keys and
+// types, then ranges and rules). Throws std::invalid_argument naming `file` and what is wrong. Its
+// promise is checked where promises are read (core/lab/promise.h: validate_promise).
+Preset parse_preset(const nlohmann::json& json, const std::string& file);
+
 // Every preset compiled in, in file-name order. Throws std::runtime_error naming the file when one is
 // malformed (a build with a broken preset fails its tests, not a user's session).
 const std::vector<Preset>& builtin_presets();

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/files/input_file.h"
 #include "core/files/json_text.h"
 
 namespace pinscope {
@@ -139,7 +140,7 @@ nlohmann::json calibration_file_json(const std::filesystem::path& path) {
     std::string text;
     try {
         text = read_input_file(path, kMaxCalibrationBytes);
-    } catch (const JsonTextError& e) {
+    } catch (const InputFileError& e) {
         throw CalibrationError(fmt::format("cannot read calibration file {}: {}.", path.string(), e.what()));
     }
     try {

@@ -1,11 +1,5 @@
 #include "core/files/json_text.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -125,30 +119,6 @@ json parse_json_text(std::string_view text) {
     if (!sax.problem().empty())
         throw JsonTextError(fmt::format("{} (line {}, column {})", sax.problem(), line, column));
     throw JsonTextError(fmt::format("not valid JSON at line {}, column {}", line, column));
-}
-
-std::string read_input_file(const std::filesystem::path& path, size_t max_bytes) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw JsonTextError(std::strerror(errno));
-    struct Close {
-        int fd;
-        ~Close() { ::close(fd); }
-    } close_it{fd};
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) throw JsonTextError("it is a folder, not a file");
-    std::string text;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw JsonTextError(std::strerror(errno));
-        if (n == 0) break;
-        if (text.size() + static_cast<size_t>(n) > max_bytes)
-            throw JsonTextError(
-                fmt::format("it is longer than {} KiB, more than such a file holds", max_bytes >> 10));
-        text.append(buffer, static_cast<size_t>(n));
-    }
-    return text;
 }
 
 }  // namespace pinscope

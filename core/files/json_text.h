@@ -4,9 +4,6 @@
 //   not valid JSON at line 3, column 14
 //   the number 1e999 at "num_workers" (line 1, column 23) is beyond the range of a double
 //   it nests deeper than 64 levels
-// and reading a file that may be anything (a FIFO, /dev/zero, a folder) without reading forever.
-#include <cstddef>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,10 +24,5 @@ constexpr int kMaxJsonDepth = 64;
 
 // Parses `text` as one JSON value. Throws JsonTextError.
 nlohmann::json parse_json_text(std::string_view text);
-
-// A file's bytes, at most `max_bytes` of them (a FIFO or /dev/zero is read up to there, not forever).
-// Throws JsonTextError ("No such file or directory", "it is a folder, not a file", "it is longer than
-// 1024 KiB, ...") for a file that cannot be read whole.
-std::string read_input_file(const std::filesystem::path& path, size_t max_bytes);
 
 }  // namespace pinscope

@@ -62,6 +62,10 @@ struct CaptureInfo {
     uint64_t dropped_spans = 0;            // lost by full recorder rings
     uint64_t evicted_spans = 0;            // dropped by the live store's memory bound before saving
     std::optional<GpuTraceReport> gpu_trace;
+    // Set on reading when the file's config would not pass the command line's validator (validate.h):
+    // its first problem, as describe() says it. Such a capture opens (its spans are sound) with a
+    // warning; the app will not run its config live, and the advisor will not advise on it.
+    std::string config_problem;
 };
 
 struct Capture {

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/config/config_json.h"
+#include "core/config/validate.h"
+#include "core/units/units.h"
 
 #ifndef PINSCOPE_VERSION
 #define PINSCOPE_VERSION "unknown"
@@ -102,8 +104,8 @@ class MetaReader {
 DeviceInfo device_from_json(const nlohmann::json& j) {
     const MetaReader r(j);
     DeviceInfo d;
-    d.kind = r.text("kind");
-    d.name = r.text("name");
+    d.kind = printable(r.text("kind"));
+    d.name = printable(r.text("name"));
     d.copy_engines = static_cast<int>(r.integer("copy_engines"));
     d.h2d_peak_gbps = r.field("h2d_peak_gbps", nlohmann::json::value_t::number_float).get<double>();
     d.d2h_peak_gbps = r.field("d2h_peak_gbps", nlohmann::json::value_t::number_float).get<double>();
@@ -116,7 +118,7 @@ std::optional<GpuTraceReport> gpu_trace_from_json(const nlohmann::json& j) {
     const MetaReader r(j);
     GpuTraceReport report;
     report.cupti = r.field("cupti", nlohmann::json::value_t::boolean).get<bool>();
-    report.method = r.text("method");
+    report.method = printable(r.text("method"));
     report.spans = r.count("spans");
     report.dropped = r.count("dropped");
     report.untimed = r.count("untimed");
@@ -136,7 +138,7 @@ LaneInfo lane_from_json(const nlohmann::json& j, size_t position) {
         throw CaptureError(fmt::format("lane {} has an unknown kind \"{}\"", position, kind));
     lane.kind = static_cast<LaneKind>(at - kLaneKindKeys.begin());
     lane.index = static_cast<int>(r.integer("index"));
-    lane.name = r.text("name");
+    lane.name = printable(r.text("name"));
     const std::string group = r.text("group");
     if (group != kGroupKeys[0] && group != kGroupKeys[1])
         throw CaptureError(fmt::format("lane {} has an unknown group \"{}\"", position, group));
@@ -192,15 +194,20 @@ Meta meta_from_json(const std::vector<uint8_t>& raw) {
     if (r.text("format") != "pinscope-capture") throw CaptureError("its header is not a pinscope capture's");
     Meta meta;
     CaptureInfo& info = meta.info;
-    info.writer_version = r.text("writer_version");
-    info.created = r.text("created");
+    // Every text that may reach a terminal is kept printable (units.h): a name is never a command to it.
+    info.writer_version = printable(r.text("writer_version"));
+    info.created = printable(r.text("created"));
     try {
         info.config = config_from_json(r.object("config"));
     } catch (const ConfigFileError& e) {
         throw CaptureError(fmt::format("its config cannot be read: {}", e.what()));
     }
+    info.config.calibration = printable(info.config.calibration);
+    // The numbers were read as the command line reads them; now their ranges and rules, as it checks them.
+    const Validation validation = validate(info.config);
+    if (!validation.ok()) info.config_problem = printable(describe(validation.errors.front()));
     info.device = device_from_json(r.object("device"));
-    info.device_why = r.text("device_why");
+    info.device_why = printable(r.text("device_why"));
     info.calibration = r.any("calibration");
     const MetaReader window(r.object("window"));
     info.window = {window.integer("start"), window.integer("end")};

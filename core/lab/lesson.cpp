@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <regex>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -12,6 +12,8 @@
 #include "core/config/file_slug.h"
 #include "core/config/knobs.h"
 #include "core/config/validate.h"
+#include "core/files/input_file.h"
+#include "core/files/json_text.h"
 #include "core/lab/embedded_lessons.h"
 #include "core/units/units.h"
 
@@ -20,20 +22,29 @@ namespace {
 
 using nlohmann::json;
 
-std::string text_field(const json& j, const char* key) {
-    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+// No text of a lesson is longer: a class reads it on one screen.
+constexpr size_t kMaxTextBytes = 8 << 10;
+
+// A lesson's text as it is shown: a lesson file may come from anyone (`pinscope lesson FILE`).
+std::string checked_text(const json& value, std::string_view key) {
+    if (!value.is_string() || value.get<std::string>().empty())
         throw std::invalid_argument(fmt::format("\"{}\" should be a non-empty string", key));
-    return j[key].get<std::string>();
+    if (value.get<std::string>().size() > kMaxTextBytes)
+        throw std::invalid_argument(fmt::format("\"{}\" is longer than {} KiB", key, kMaxTextBytes >> 10));
+    return printable(value.get<std::string>());
+}
+
+std::string text_field(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key))
+        throw std::invalid_argument(fmt::format("\"{}\" should be a non-empty string", key));
+    return checked_text(j[key], key);
 }
 
 std::vector<std::string> strings(const json& j, const char* key) {
     if (!j.contains(key) || !j[key].is_array() || j[key].empty())
         throw std::invalid_argument(fmt::format("\"{}\" should be a non-empty list of strings", key));
     std::vector<std::string> out;
-    for (const json& s : j[key]) {
-        if (!s.is_string()) throw std::invalid_argument(fmt::format("\"{}\" holds a non-string", key));
-        out.push_back(s.get<std::string>());
-    }
+    for (const json& s : j[key]) out.push_back(checked_text(s, key));
     return out;
 }
 
@@ -41,6 +52,10 @@ std::vector<std::string> strings(const json& j, const char* key) {
 json resolve_runs(json check, const Lesson& lesson) {
     auto resolve = [&](json& spec) {
         if (!spec.is_object() || !spec.contains("run")) return;
+        if (!spec["run"].is_string())
+            throw std::invalid_argument("a promise check's \"run\" should be a run's id");
+        if (spec.contains("with") && !spec["with"].is_object())
+            throw std::invalid_argument("a promise check's \"with\" should be an object of knobs");
         const std::string id = spec["run"].get<std::string>();
         const LessonRun* run = lesson.find_run(id);
         if (!run) throw std::invalid_argument("a promise check names no run \"" + id + "\"");
@@ -82,10 +97,51 @@ double metric_value(const json& metrics, const std::string& path) {
     }
 }
 
-const std::regex& placeholder() {
-    // {run.metric} or {run/other.metric}; metrics may be dotted (idle.loader).
-    static const std::regex pattern(R"(\{([a-z0-9_-]+)(?:/([a-z0-9_-]+))?\.([a-z0-9_.]+)\})");
-    return pattern;
+// {run.metric} or {run/other.metric} in an answer; metrics may be dotted (idle.loader). Found by a plain
+// scan: std::regex recurses once per character, and an answer is text a stranger may have written.
+struct Placeholder {
+    size_t at = 0, length = 0;      // in the answer, braces included
+    std::string run, over, metric;  // over: the run of the ratio's denominator, or empty
+};
+
+bool run_character(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+std::optional<Placeholder> placeholder_at(std::string_view text, size_t at) {
+    Placeholder p;
+    p.at = at;
+    size_t i = at + 1;
+    const auto name = [&](std::string& out, auto allowed) {
+        const size_t from = i;
+        while (i < text.size() && allowed(text[i])) ++i;
+        out = std::string(text.substr(from, i - from));
+        return !out.empty();
+    };
+    if (!name(p.run, run_character)) return std::nullopt;
+    if (i < text.size() && text[i] == '/') {
+        ++i;
+        if (!name(p.over, run_character)) return std::nullopt;
+    }
+    // The run's name ends at the first '.', which run characters do not include.
+    if (i >= text.size() || text[i] != '.') return std::nullopt;
+    ++i;
+    const auto metric_character = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    };
+    if (!name(p.metric, metric_character) || i >= text.size() || text[i] != '}') return std::nullopt;
+    p.length = i + 1 - at;
+    return p;
+}
+
+std::vector<Placeholder> placeholders(std::string_view text) {
+    std::vector<Placeholder> found;
+    for (size_t at = text.find('{'); at != std::string_view::npos; at = text.find('{', at + 1))
+        if (std::optional<Placeholder> p = placeholder_at(text, at)) {
+            found.push_back(std::move(*p));
+            at = found.back().at + found.back().length - 1;
+        }
+    return found;
 }
 
 Lesson parse(const json& j, const std::string& file) {
@@ -126,21 +182,31 @@ Lesson parse(const json& j, const std::string& file) {
         throw std::invalid_argument(
             "\"promise\" should be {\"text\", \"checks\": [...]} with at least one check");
     for (json& check : l.promise["checks"]) check = resolve_runs(check, l);
-    l.view_seconds = j.value("view_seconds", 0.0);
+    if (j.contains("view_seconds")) {
+        const json& v = j["view_seconds"];
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 3600))
+            throw std::invalid_argument("\"view_seconds\" should be a number of seconds from 0 to 3600");
+        l.view_seconds = v.get<double>();
+    }
     for (size_t i = 0; i < l.runs.size(); ++i) {  // every run can run
-        const Validation validation = validate(l.run_config(i));
+        PipelineConfig config;
+        try {
+            config = l.run_config(i);
+        } catch (const ConfigFileError& e) {
+            throw std::invalid_argument("run \"" + l.runs[i].id + "\": " + e.what());
+        }
+        const Validation validation = validate(config);
         if (!validation.ok())
             throw std::invalid_argument("run \"" + l.runs[i].id +
                                         "\": " + describe(validation.errors.front()));
     }
-    // Every placeholder names runs the lesson has.
-    const std::string& a = l.answer;
-    for (auto it = std::sregex_iterator(a.begin(), a.end(), placeholder()); it != std::sregex_iterator();
-         ++it)
-        for (int g : {1, 2})
-            if ((*it)[g].matched && !l.find_run((*it)[g].str()))
-                throw std::invalid_argument("the answer's " + it->str() + " names no run \"" +
-                                            (*it)[g].str() + "\"");
+    validate_promise(l.promise, config_from_json(l.config, PipelineConfig{}));
+    // Every placeholder names runs the lesson has, and metrics a run measures.
+    for (const Placeholder& p : placeholders(l.answer))
+        for (const std::string* run : {&p.run, &p.over})
+            if (!run->empty() && !l.find_run(*run))
+                throw std::invalid_argument(fmt::format("the answer's {} names no run \"{}\"",
+                                                        l.answer.substr(p.at, p.length), *run));
     return l;
 }
 
@@ -170,11 +236,30 @@ const LessonRun* Lesson::find_run(std::string_view id) const {
     return nullptr;
 }
 
+// Every way a lesson can be wrong is one of these two, and says what to fix; anything else thrown while
+// reading one (a library's own exception) is a bug in this reader, which the fuzzer is there to find.
 Lesson parse_lesson(const json& json, const std::string& file) {
     try {
         return parse(json, file);
-    } catch (const std::exception& e) {
-        throw std::invalid_argument("lesson " + file + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("lesson " + printable(file) + ": " + e.what());
+    } catch (const ConfigFileError& e) {
+        throw std::invalid_argument("lesson " + printable(file) + ": " + e.what());
+    }
+}
+
+Lesson load_lesson_file(const std::filesystem::path& path) {
+    constexpr size_t kMaxLessonBytes = 256 << 10;  // the longest lesson is a few KiB
+    std::string text;
+    try {
+        text = read_input_file(path, kMaxLessonBytes);
+    } catch (const InputFileError& e) {
+        throw std::invalid_argument(fmt::format("cannot read lesson file {}: {}.", path.string(), e.what()));
+    }
+    try {
+        return parse_lesson(parse_json_text(text), path.filename().string());
+    } catch (const JsonTextError& e) {
+        throw std::invalid_argument(fmt::format("lesson {}: {}", path.filename().string(), e.what()));
     }
 }
 
@@ -202,27 +287,24 @@ bool LessonOutcome::kept() const {
 
 std::string fill_answer(const std::string& text, const std::map<std::string, json>& metrics) {
     std::string out;
-    auto last = text.cbegin();
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), placeholder());
-         it != std::sregex_iterator(); ++it) {
-        const std::smatch& m = *it;
-        out.append(last, m[0].first);
-        last = m[0].second;
-        const std::string metric = m[3].str();
+    size_t last = 0;
+    for (const Placeholder& p : placeholders(text)) {
+        out.append(text, last, p.at - last);
+        last = p.at + p.length;
         auto of = [&](const std::string& run) {
             auto found = metrics.find(run);
             if (found == metrics.end())
                 throw std::invalid_argument("the answer names no run \"" + run + "\"");
-            return metric_value(found->second, metric);
+            return metric_value(found->second, p.metric);
         };
-        if (m[2].matched) {
-            const double over = of(m[2].str());
-            out += over != 0 ? fmt::format("{:.2f}x", of(m[1].str()) / over) : "n/a";
+        if (!p.over.empty()) {
+            const double over = of(p.over);
+            out += over != 0 ? fmt::format("{:.2f}x", of(p.run) / over) : "n/a";
         } else {
-            out += readable(metric, of(m[1].str()));
+            out += readable(p.metric, of(p.run));
         }
     }
-    out.append(last, text.cend());
+    out.append(text, last);
     return out;
 }
 

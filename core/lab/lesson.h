@@ -15,6 +15,7 @@
 //                         a check may name a run by id instead of knobs: {"run": "pinned"},
 //                         "than": {"run": "pageable"}. A test runs every lesson on the simulated GPU.
 //   "view_seconds"        the timeline's zoom that shows the point (0: the app's default)
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -61,6 +62,10 @@ struct Lesson {
 // Reads a lesson; throws std::invalid_argument naming `file` and what is wrong (a missing field, a
 // choice index out of range, an unknown knob, a placeholder or check naming no run).
 Lesson parse_lesson(const nlohmann::json& json, const std::string& file);
+
+// A lesson from a file a teacher is writing (`pinscope lesson FILE.json`): read whole (a bounded size),
+// parsed and checked as parse_lesson does. Throws std::invalid_argument naming the file and the problem.
+Lesson load_lesson_file(const std::filesystem::path& path);
 
 // Every lesson compiled in, in file-name order. Throws std::runtime_error naming a malformed file.
 const std::vector<Lesson>& builtin_lessons();

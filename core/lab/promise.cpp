@@ -1,5 +1,6 @@
 #include "core/lab/promise.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <stdexcept>
@@ -9,6 +10,8 @@
 #include "core/config/config_json.h"
 #include "core/config/knobs.h"
 #include "core/config/presets.h"
+#include "core/config/validate.h"
+#include "core/io/metrics_json.h"
 
 namespace pinscope {
 namespace {
@@ -147,12 +150,103 @@ class Checker {
     std::deque<std::pair<PipelineConfig, json>> runs_;  // each distinct run measured once; stable references
 };
 
+// The shape of a run's metrics (metrics_json's keys, every stage's latency included): what a check may name.
+const json& metrics_schema() {
+    static const json schema = [] {
+        Metrics m;
+        for (int k = 0; k < kSpanKindCount; ++k) m.latencies.push_back(StageLatency{SpanKind(k)});
+        return metrics_json(m);
+    }();
+    return schema;
+}
+
+constexpr const char* kNumberBounds[] = {"at_least",      "at_most",           "at_least_times",
+                                         "at_most_times", "lower_by_at_least", "higher_by_at_least"};
+
+// A metric a check names: a number (or, for largest_of, an object of numbers) in the schema.
+void check_metric(const json& name, bool group, const std::string& where) {
+    if (!name.is_string() || name.get<std::string>().empty())
+        throw std::invalid_argument(where + " should name a metric as a string, such as \"samples_per_s\"");
+    const std::string path = name.get<std::string>();
+    const json& at = metric_at(metrics_schema(), path);  // throws for an unknown metric
+    const bool ok = group ? at.is_object() &&
+                                std::all_of(at.begin(), at.end(), [](const json& v) { return v.is_number(); })
+                          : at.is_number();
+    if (!ok)
+        throw std::invalid_argument(fmt::format("{} names \"{}\", which is not {}", where, path,
+                                                group ? "a group of shares such as idle" : "a number"));
+}
+
+// The run a check (or its `than`) names can be built and validated over `base`.
+void check_run(const json& spec, const PipelineConfig& base, const std::string& where) {
+    if (spec.contains("preset") && !spec["preset"].is_string())
+        throw std::invalid_argument(where + "'s \"preset\" should be a preset's name");
+    if (spec.contains("preset") && !find_preset(spec["preset"].get<std::string>()))
+        throw std::invalid_argument(where + " names an unknown preset " + spec["preset"].dump());
+    if (spec.contains("with") && !spec["with"].is_object())
+        throw std::invalid_argument(where + "'s \"with\" should be an object of knobs");
+    if (spec.contains("run"))
+        throw std::invalid_argument(where + " names a run, which only a lesson's checks may do");
+    PipelineConfig config;
+    try {
+        config = run_of(spec, base);
+    } catch (const ConfigFileError& e) {
+        throw std::invalid_argument(fmt::format("{}: {}", where, e.what()));
+    }
+    const Validation validation = validate(config);
+    if (!validation.ok())
+        throw std::invalid_argument(
+            fmt::format("{} names a run that would not run: {}", where, describe(validation.errors.front())));
+}
+
+void check_one(const json& c, const PipelineConfig& base, const std::string& where) {
+    if (!c.is_object()) throw std::invalid_argument(where + " should be an object");
+    if (!c.contains("metric")) throw std::invalid_argument(where + " names no \"metric\"");
+    const bool largest = c.contains("largest_of");
+    check_metric(c["metric"], false, where);
+    check_run(c, base, where);
+    int comparisons = largest;
+    if (largest) check_metric(c["largest_of"], true, where + "'s largest_of");
+    for (const char* bound : kNumberBounds) {
+        if (!c.contains(bound)) continue;
+        ++comparisons;
+        if (!c[bound].is_number() || !std::isfinite(c[bound].get<double>()))
+            throw std::invalid_argument(fmt::format("{}'s \"{}\" should be a finite number", where, bound));
+        const std::string_view name(bound);
+        const bool needs_than = name.ends_with("_times") || name.ends_with("_by_at_least");
+        if (!needs_than) continue;
+        if (!c.contains("than") || !c["than"].is_object())
+            throw std::invalid_argument(
+                fmt::format("{}'s \"{}\" needs a \"than\" object to compare with", where, bound));
+        const json& than = c["than"];
+        if (than.contains("metric") && std::string_view(bound).ends_with("_times"))
+            check_metric(than["metric"], false, where + "'s than");
+        else
+            check_run(than, base, where + "'s than");
+    }
+    if (comparisons != 1)
+        throw std::invalid_argument(where +
+                                    " should have exactly one comparison (at_least, at_most, "
+                                    "at_least_times, at_most_times, lower_by_at_least, "
+                                    "higher_by_at_least or largest_of)");
+}
+
 }  // namespace
+
+void validate_promise(const json& promise, const PipelineConfig& base) {
+    if (!promise.is_object() || !promise.contains("checks") || !promise["checks"].is_array() ||
+        promise["checks"].empty())
+        throw std::invalid_argument(
+            "a promise is {\"text\": ..., \"checks\": [...]} with at least one check");
+    if (promise.contains("text") && !promise["text"].is_string())
+        throw std::invalid_argument("a promise's \"text\" should be a string");
+    for (size_t i = 0; i < promise["checks"].size(); ++i)
+        check_one(promise["checks"][i], base, fmt::format("promise check {}", i + 1));
+}
 
 std::vector<CheckResult> check_promise(const json& promise, const PipelineConfig& base,
                                        const Measure& measure) {
-    if (!promise.is_object() || !promise.contains("checks") || !promise["checks"].is_array())
-        throw std::invalid_argument("a promise is {\"text\": ..., \"checks\": [...]}");
+    validate_promise(promise, base);
     Checker checker(base, measure);
     std::vector<CheckResult> results;
     for (const json& c : promise["checks"]) {

@@ -32,8 +32,15 @@ struct CheckResult {
 // Metrics JSON (metrics_json's keys) of a run of `config`.
 using Measure = std::function<nlohmann::json(const PipelineConfig& config)>;
 
+// Reads a promise as a whole before anything runs: every check an object naming a metric that `run --json`
+// prints (a number, or for largest_of a group of numbers), one comparison with a finite number, a `than`
+// where the comparison needs one, and every run it names (with, preset) a config that validates over
+// `base`. Throws std::invalid_argument saying which check and what is wrong: a lesson or preset file is
+// data a stranger may have written.
+void validate_promise(const nlohmann::json& promise, const PipelineConfig& base);
+
 // Checks every check of `promise` against runs of `base` (and the variants the checks name). Throws
-// std::invalid_argument for a malformed promise: a preset's promise is data a test must be able to read.
+// std::invalid_argument for a malformed promise (validate_promise's reasons).
 std::vector<CheckResult> check_promise(const nlohmann::json& promise, const PipelineConfig& base,
                                        const Measure& measure);
 

@@ -33,6 +33,7 @@ constexpr SpanPalette kDarkPalette{
         {64, 132, 232},   // h2d: blue
         {76, 186, 96},    // kernel: green
         {170, 104, 222},  // d2h: violet
+        {214, 96, 170},   // tracing: rose, what recording the trace cost a thread
     }},
     {240, 60, 60},
     {255, 255, 255},
@@ -49,6 +50,7 @@ constexpr SpanPalette kHighContrastPalette{
         {30, 120, 255},   // h2d
         {0, 230, 0},      // kernel
         {235, 0, 235},    // d2h
+        {255, 110, 190},  // tracing
     }},
     {255, 0, 0},
     {255, 255, 0},
@@ -66,6 +68,7 @@ constexpr SpanPalette kLightPalette{
         {36, 110, 216},   // h2d
         {48, 158, 72},    // kernel
         {146, 80, 204},   // d2h
+        {196, 70, 146},   // tracing
     }},
     {222, 30, 30},
     {20, 20, 24},

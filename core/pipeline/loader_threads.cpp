@@ -5,6 +5,7 @@
 
 #include "core/trace/recorder.h"
 #include "core/trace/slow_motion.h"
+#include "core/trace/thread_lane.h"
 
 namespace pinscope {
 
@@ -55,6 +56,7 @@ bool DataLoader::pin(LoadedBatch& batch, Recorder& recorder, LaneId lane) {
 void DataLoader::worker_loop(int worker) {
     std::shared_ptr<Recorder> recorder = context_.trace.make_recorder();
     const LaneId lane = context_.trace.lanes().lane(LaneKind::worker, worker);
+    this_thread_lane() = lane;
     while (std::optional<IndexBatch> task = index_queues_[worker]->pop()) {
         LoadedBatch batch;
         batch.index = task->index;
@@ -74,6 +76,7 @@ void DataLoader::worker_loop(int worker) {
 void DataLoader::pin_loop() {
     std::shared_ptr<Recorder> recorder = context_.trace.make_recorder();
     const LaneId lane = context_.trace.lanes().lane(LaneKind::pin);
+    this_thread_lane() = lane;
     while (std::optional<LoadedBatch> batch = worker_results_.pop()) {
         if (!batch->failure && !pin(*batch, *recorder, lane)) break;
         if (!pinned_results_.push(std::move(*batch))) break;

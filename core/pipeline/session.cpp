@@ -8,6 +8,7 @@
 #include "core/pipeline/data_loader.h"
 #include "core/pipeline/dataset.h"
 #include "core/pipeline/train_loop.h"
+#include "core/trace/thread_lane.h"
 
 namespace pinscope {
 namespace {
@@ -198,6 +199,7 @@ void Session::replace_device_if_needed(const PipelineConfig& config) {
 void Session::run() {
     std::shared_ptr<Recorder> recorder = trace_.make_recorder();
     const LaneId lane = trace_.lanes().lane(LaneKind::main);
+    this_thread_lane() = lane;
     PipelineConfig config = config_;
     try {
         for (;;) {

@@ -21,6 +21,14 @@ void PeriodicThread::run_now() {
     finished_.wait(lock, [&] { return answered_ >= ticket || stopping_; });
 }
 
+void PeriodicThread::request() {
+    {
+        std::lock_guard lock(mutex_);
+        ++requested_;
+    }
+    wake_.notify_all();
+}
+
 void PeriodicThread::loop() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {

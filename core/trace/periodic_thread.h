@@ -20,6 +20,8 @@ class PeriodicThread {
     PeriodicThread& operator=(const PeriodicThread&) = delete;
 
     void run_now();
+    // Asks for a tick as soon as the thread is free, without waiting for it.
+    void request();
 
   private:
     void loop();

@@ -2,11 +2,18 @@
 // A Recorder belongs to one producing thread (or to one object whose calls are serialised by its own
 // mutex, like the simulated GPU). Recording is a store into a ring: no allocation, no shared lock.
 // The consumer (Trace::collect) drains every recorder into a TraceStore.
+//
+// Nothing is dropped while a consumer is attached (collection_signal.h): a ring half full asks it to
+// collect at once, and a full ring makes the producer wait for a collection, the wait recorded as a
+// `tracing` span on the waiting thread's lane. Only a recorder nobody collects drops, and counts it.
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
+#include "core/trace/collection_signal.h"
 #include "core/trace/span.h"
 #include "core/trace/spsc_ring.h"
+#include "core/trace/thread_lane.h"
 
 namespace pinscope {
 
@@ -15,18 +22,28 @@ class Recorder {
     static constexpr size_t kDefaultSpanCapacity = 1 << 15;
     static constexpr size_t kDefaultCounterCapacity = 1 << 14;
 
-    Recorder(size_t span_capacity = kDefaultSpanCapacity, size_t counter_capacity = kDefaultCounterCapacity)
-        : spans_(span_capacity), counters_(counter_capacity) {}
+    Recorder(size_t span_capacity = kDefaultSpanCapacity, size_t counter_capacity = kDefaultCounterCapacity,
+             std::shared_ptr<CollectionSignal> signal = nullptr)
+        : spans_(span_capacity),
+          counters_(counter_capacity),
+          span_half_(spans_.capacity() / 2),
+          counter_half_(counters_.capacity() / 2),
+          signal_(std::move(signal)) {}
 
     void span(const Span& span) {
-        if (!spans_.push(span)) dropped_.fetch_add(1, std::memory_order_relaxed);
+        const size_t used = spans_.push_counted(span);
+        if (used == span_half_ && signal_) signal_->request();
+        if (used == 0) wait_to_record(span);
     }
 
     void counter(CounterKind kind, double value, TimeNs time = now_ns()) {
-        if (!counters_.push(CounterSample{time, value, kind}))
-            dropped_.fetch_add(1, std::memory_order_relaxed);
+        const CounterSample sample{time, value, kind};
+        const size_t used = counters_.push_counted(sample);
+        if (used == counter_half_ && signal_) signal_->request();
+        if (used == 0) wait_to_record(sample);
     }
 
+    // Spans and samples lost because the ring was full and no consumer was attached to make room.
     uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
     template <class SpanSink, class CounterSink>
@@ -38,8 +55,33 @@ class Recorder {
     bool empty() const { return spans_.empty() && counters_.empty(); }
 
   private:
+    // The slow path of a full ring: wait for collections until there is room, then record the wait.
+    template <class Value>
+    void wait_to_record(const Value& value) {
+        const TimeNs from = now_ns();
+        for (;;) {
+            if (!signal_ || !signal_->wait_for_collection()) {
+                dropped_.fetch_add(1, std::memory_order_relaxed);
+                return;
+            }
+            if (push(value)) break;
+        }
+        Span waited;
+        waited.start = from;
+        waited.end = now_ns();
+        waited.kind = SpanKind::tracing;
+        waited.lane = this_thread_lane() != kNoLane ? this_thread_lane() : last_lane(value);
+        if (waited.lane == kNoLane || !spans_.push(waited)) dropped_.fetch_add(1, std::memory_order_relaxed);
+    }
+    bool push(const Span& span) { return spans_.push(span); }
+    bool push(const CounterSample& sample) { return counters_.push(sample); }
+    LaneId last_lane(const Span& span) const { return span.lane; }
+    LaneId last_lane(const CounterSample&) const { return kNoLane; }
+
     SpscRing<Span> spans_;
     SpscRing<CounterSample> counters_;
+    const size_t span_half_, counter_half_;
+    std::shared_ptr<CollectionSignal> signal_;
     std::atomic<uint64_t> dropped_{0};
 };
 

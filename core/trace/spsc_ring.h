@@ -1,6 +1,7 @@
 #pragma once
 // A bounded single-producer single-consumer ring. The producer never blocks and never takes a lock:
-// when the consumer falls behind, push() fails and the caller counts a drop.
+// when the consumer falls behind, push() fails and the caller decides (Recorder waits for the consumer,
+// or counts a drop when there is none).
 #include <atomic>
 #include <cassert>
 #include <cstddef>
@@ -21,12 +22,16 @@ class SpscRing {
 
     size_t capacity() const { return mask_ + 1; }
 
-    bool push(const T& value) {
+    bool push(const T& value) { return push_counted(value) != 0; }
+
+    // push() that says how full the ring is with `value` in it: 0 when it was full and took nothing.
+    size_t push_counted(const T& value) {
         const uint64_t head = head_.load(std::memory_order_relaxed);
-        if (head - tail_.load(std::memory_order_acquire) > mask_) return false;
+        const uint64_t used = head - tail_.load(std::memory_order_acquire);
+        if (used > mask_) return 0;
         slots_[head & mask_] = value;
         head_.store(head + 1, std::memory_order_release);
-        return true;
+        return static_cast<size_t>(used + 1);
     }
 
     // Consumer side: hands every queued value to `sink` in order and returns how many there were.

@@ -6,7 +6,8 @@
 namespace pinscope {
 
 std::shared_ptr<Recorder> Trace::make_recorder() {
-    auto recorder = std::make_shared<Recorder>();
+    auto recorder = std::make_shared<Recorder>(Recorder::kDefaultSpanCapacity,
+                                               Recorder::kDefaultCounterCapacity, signal_);
     std::lock_guard lock(mutex_);
     recorders_.push_back(recorder);
     return recorder;

@@ -31,11 +31,15 @@ class Trace {
     // the last call. One consumer, one store: a TraceCollector's, or a test's.
     Collected collect(TraceStore& store, TimeNs now = now_ns());
 
-    // Spans and samples lost because a recorder's ring was full when the consumer was late.
+    // Spans and samples lost because a recorder's ring was full and no consumer was attached.
     uint64_t dropped() const;
+
+    // What the consumer attaches to, so that a full ring waits for it rather than drop (recorder.h).
+    CollectionSignal& collection_signal() { return *signal_; }
 
   private:
     LaneRegistry lanes_;
+    std::shared_ptr<CollectionSignal> signal_ = std::make_shared<CollectionSignal>();
     mutable std::mutex mutex_;  // guards recorders_, never taken on the recording path
     std::vector<std::shared_ptr<Recorder>> recorders_;
     std::atomic<uint64_t> dropped_by_retired_{0};

@@ -6,9 +6,13 @@ TraceCollector::TraceCollector(Trace& trace, CollectorOptions options)
     : trace_(trace),
       options_(std::move(options)),
       store_(options_.limits),
-      thread_(std::make_unique<PeriodicThread>(options_.period, [this] { collect_once(); })) {}
+      thread_(std::make_unique<PeriodicThread>(options_.period, [this] { collect_once(); })) {
+    // A ring that fills asks for a collection now rather than at the next tick, or waits for one.
+    trace_.collection_signal().attach([this] { thread_->request(); });
+}
 
 TraceCollector::~TraceCollector() {
+    trace_.collection_signal().detach();  // producers still recording stop waiting for us
     thread_.reset();
     collect_once();  // what was recorded since the last tick
 }
@@ -25,6 +29,7 @@ void TraceCollector::collect_once() {
         collected = trace_.collect(store_, now);
         evict_if_worthwhile();
     }
+    trace_.collection_signal().collected();  // producers waiting for room may go on
     note_lag(now, std::max(collected.lag[0], collected.lag[1]));
     collections_.fetch_add(1, std::memory_order_relaxed);
     if (options_.on_collected) options_.on_collected(store_);  // reading: readers may share the store

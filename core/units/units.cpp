@@ -58,4 +58,44 @@ std::string link_peak_label(double h2d_peak_gbps) {
     return "pinned H2D peak " + format_gbps(h2d_peak_gbps);
 }
 
+namespace {
+
+// The length of the UTF-8 sequence that starts at text[i], or 0 when it is not a whole, valid one.
+size_t utf8_length(std::string_view text, size_t i) {
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    const size_t n = lead >= 0xF5 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+    if (n == 0 || i + n > text.size()) return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    // C1 controls (U+0080..U+009F, e.g. the 8-bit CSI) are controls too.
+    if (n == 2 && lead == 0xC2 && byte(i + 1) < 0xA0) return 0;
+    return n;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7F) {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (c == '\n') {
+            out += "\\n", ++i;
+        } else if (c == '\t') {
+            out += "\\t", ++i;
+        } else if (const size_t n = c >= 0x80 ? utf8_length(text, i) : 0) {
+            out.append(text.substr(i, n));
+            i += n;
+        } else {
+            out += fmt::format("\\x{:02x}", c);
+            ++i;
+        }
+    }
+    return out;
+}
+
 }  // namespace pinscope

@@ -4,6 +4,7 @@
 // NVIDIA's tools and the calibration files print it), times with a unit that fits, shares as percent.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/trace/clock.h"
 
@@ -19,5 +20,10 @@ std::string format_share(double fraction);         // "17%", or "1.7%" below 10%
 
 // What a device's h2d_peak_gbps is, everywhere it is shown: "pinned H2D peak 53.4 GB/s".
 std::string link_peak_label(double h2d_peak_gbps);
+
+// Text from a file (a device's name in a capture, a lesson's words) as it may be shown on a terminal:
+// control characters, which could move the cursor, recolour or clear the screen, written out as \x1b,
+// \n, \t; bytes that are not UTF-8 as \xff. Printable text, UTF-8 included, is left as it is.
+std::string printable(std::string_view text);
 
 }  // namespace pinscope

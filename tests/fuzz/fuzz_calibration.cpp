@@ -1,6 +1,6 @@
-// Fuzzes the calibration reader: JSON text that parses is either a calibration or a CalibrationError.
-// A calibration that loads must give every copy a finite time, never negative: the simulated GPU
-// schedules its copies by it.
+// Fuzzes the calibration reader as calibration_file_json and load_calibration use it: bytes are JSON text
+// or a JsonTextError, and JSON is a calibration or a CalibrationError. A calibration that loads must give
+// every copy a finite time, never negative: the simulated GPU schedules its copies by it.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -8,11 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device/calibration.h"
+#include "core/files/json_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace pinscope;
-    const nlohmann::json json = nlohmann::json::parse(data, data + size, nullptr, false);
-    if (json.is_discarded()) return 0;  // calibration_file_json's parse error, tested by the unit tests
+    nlohmann::json json;
+    try {
+        json = parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size));
+    } catch (const JsonTextError&) {
+        return 0;
+    }
     Calibration calibration;
     try {
         calibration = calibration_from_json(json, "fuzz.json");

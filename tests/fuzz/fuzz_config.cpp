@@ -1,6 +1,6 @@
-// Fuzzes the config reader as load_config uses it: JSON text that parses is either a config (a bare
-// one or a preset file's) or a ConfigFileError. A config that loads and validates must also save and
-// load back the same, as the app's Save config and Open config do.
+// Fuzzes the config reader as load_config uses it: bytes are JSON text or a JsonTextError, and JSON is
+// either a config (a bare one or a preset file's) or a ConfigFileError. A config that loads and validates
+// must also save and load back the same, as the app's Save config and Open config do.
 #include <cstdint>
 #include <cstdlib>
 
@@ -9,11 +9,16 @@
 #include "core/config/config_json.h"
 #include "core/config/presets.h"
 #include "core/config/validate.h"
+#include "core/files/json_text.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace pinscope;
-    const nlohmann::json json = nlohmann::json::parse(data, data + size, nullptr, false);
-    if (json.is_discarded()) return 0;  // load_config's parse error, tested by the unit tests
+    nlohmann::json json;
+    try {
+        json = parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size));
+    } catch (const JsonTextError&) {
+        return 0;
+    }
     PipelineConfig config;
     try {
         config = config_from_json(is_preset_json(json) ? json["config"] : json);
