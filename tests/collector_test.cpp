@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "core/analysis/metrics.h"
@@ -103,4 +104,48 @@ TEST_CASE("a live session's collector inserts late spans while another thread re
     MESSAGE(metrics_read.load() << " snapshots read and measured while the collector wrote");
     CHECK(inconsistent == 0);
     CHECK(metrics_read > 10);
+}
+
+TEST_CASE("with a collector attached, a full ring waits for it: nothing is dropped and the wait is a span") {
+    Trace trace;
+    TraceCollector collector(trace);
+    const LaneId lane = trace.lanes().lane(LaneKind::main);
+    std::shared_ptr<Recorder> recorder = trace.make_recorder();
+    constexpr int kSpans = 3 * Recorder::kDefaultSpanCapacity;
+    TimeNs released = 0;
+    {
+        // A reader holding a snapshot keeps the collector from writing: the producer's ring fills.
+        std::optional<TraceCollector::Snapshot> held;
+        held.emplace(collector.read());
+        std::thread producer([&] {
+            this_thread_lane() = lane;
+            for (int i = 0; i < kSpans; ++i)
+                recorder->span(Span{i * 10, i * 10 + 5, i, 0, lane, SpanKind::fetch});
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        released = now_ns();
+        held.reset();
+        producer.join();
+    }
+    collector.flush();
+    const TraceCollector::Snapshot snapshot = collector.read();
+    CHECK(trace.dropped() == 0);
+    size_t fetches = 0, waits = 0;
+    TimeNs latest_wait_end = 0;
+    for (const Span& s : snapshot->spans(lane)) {
+        fetches += s.kind == SpanKind::fetch;
+        if (s.kind == SpanKind::tracing) ++waits, latest_wait_end = std::max(latest_wait_end, s.end);
+    }
+    CHECK(fetches == kSpans);
+    CHECK(waits >= 1);
+    CHECK(latest_wait_end >= released);  // the producer waited until the reader let go, and says so
+}
+
+TEST_CASE("without a collector a full ring drops and counts, never blocks") {
+    Trace trace;
+    const LaneId lane = trace.lanes().lane(LaneKind::main);
+    std::shared_ptr<Recorder> recorder = trace.make_recorder();
+    for (size_t i = 0; i < Recorder::kDefaultSpanCapacity + 10; ++i)
+        recorder->span(Span{0, 1, 0, 0, lane, SpanKind::fetch});
+    CHECK(trace.dropped() == 10);
 }

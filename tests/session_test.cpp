@@ -217,6 +217,50 @@ TEST_CASE("stop() interrupts a pipeline stuck in a slow batch") {
     check_nothing_held(session.device_resources());
 }
 
+TEST_CASE("stop() ends a session whose kernel would run 10 s at once, the kernel cut, nothing held") {
+    PipelineConfig config = tiny_run(0);
+    config.seconds = 0;
+    config.kernel_us = 10e6;
+    const ThreadCount threads;
+    Session session(config);
+    session.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const TimeNs asked = now_ns();
+    session.stop();
+    CHECK(now_ns() - asked < 2 * kNsPerS);  // the kernel alone had nearly 10 s to go
+    CHECK(session.status().state == SessionState::stopped);
+    TraceStore store;
+    session.trace().collect(store);
+    const std::vector<Span> kernels = spans_of(store, SpanKind::kernel);
+    REQUIRE_FALSE(kernels.empty());
+    CHECK(kernels.front().cut);
+    CHECK(threads.threads_back());
+    check_nothing_held(session.device_resources());
+}
+
+TEST_CASE("a session ends at its seconds whatever its work in hand, paused or not, the work cut") {
+    for (const bool paused : {false, true}) {
+        CAPTURE(paused);
+        PipelineConfig config = tiny_run(0);
+        config.seconds = 0.5;
+        config.kernel_us = 10e6;
+        Session session(config);
+        session.set_paused(paused);
+        if (paused) session.step();  // one batch, whose kernel outlasts the run
+        session.start();
+        CHECK(session.wait(10 * kNsPerS));
+        const SessionStatus status = session.status();
+        CHECK(status.state == SessionState::finished);
+        CHECK(status.elapsed < static_cast<TimeNs>(2.5 * kNsPerS));
+        TraceStore store;
+        session.trace().collect(store);
+        const std::vector<Span> kernels = spans_of(store, SpanKind::kernel);
+        REQUIRE_FALSE(kernels.empty());
+        CHECK(kernels.back().cut);
+        CHECK(kernels.back().end <= status.started + static_cast<TimeNs>(1.5 * kNsPerS));
+    }
+}
+
 TEST_CASE("an invalid reconfiguration is refused and the pipeline keeps running") {
     PipelineConfig config = tiny_run(0);
     config.seconds = 0;

@@ -12,6 +12,7 @@
 
 #include "app/cli/bench_workload.h"
 #include "app/cli/capture_bench.h"
+#include "app/cli/deadline_bench.h"
 #include "app/cli/predict_bench.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
@@ -81,9 +82,14 @@ Command add_bench_command(CLI::App& app) {
     cmd->add_option("--open-capture", *open_capture, "Open a capture and print how long it took")->group("");
     auto predict = std::make_shared<bool>(false);
     cmd->add_flag("--predict", *predict, "Instead: how many configs a second the predictor evaluates");
+    auto deadlines = std::make_shared<bool>(false);
+    cmd->add_flag(
+        "--deadlines", *deadlines,
+        "Instead: how far past its seconds, or stop(), a run ends whose work would take far longer");
     return {
-        cmd, [seconds, json, captures, folder, open_capture, keep, predict] {
+        cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines] {
             if (*predict) return run_predict_bench(*json);
+            if (*deadlines) return run_deadline_bench(*json);
             if (!open_capture->empty()) return open_capture_timed(*open_capture);
             if (!captures->empty()) {
                 std::error_code error;

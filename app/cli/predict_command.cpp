@@ -46,7 +46,7 @@ Command add_predict_command(CLI::App& app) {
                 const PipelineConfig config = options->resolve();
                 if (config.device == DeviceChoice::cuda)
                     throw UsageError("predict models the simulated GPU; leave out --device cuda");
-                const Calibration calibration = calibration_for(config);
+                const Calibration calibration = opening_device([&] { return calibration_for(config); });
                 const Metrics metrics = predict(config, calibration, this_host_rates());
                 if (*json) {
                     nlohmann::json j = metrics_json(metrics);

@@ -57,12 +57,12 @@ class KeyTrackingSax {
     struct Frame {
         bool array = false;
         std::string key;
-        size_t next_index = 0;
+        size_t started = 0;  // in an array: the elements begun so far
     };
 
-    // A value starts: in an array, it takes the next index.
+    // A value starts: in an array, it is the next element.
     bool value() {
-        if (!frames_.empty() && frames_.back().array) ++frames_.back().next_index;
+        if (!frames_.empty() && frames_.back().array) ++frames_.back().started;
         return true;
     }
     bool enter(bool array) {
@@ -73,12 +73,14 @@ class KeyTrackingSax {
         frames_.push_back(Frame{array, {}, 0});
         return true;
     }
-    // "config.runs[1].num_workers": where the value being read sits.
+    // "config.runs[1].num_workers": where the value that failed to read sits. That value has not begun
+    // (value() was not called for it), so in the innermost array it is the element after those begun.
     std::string path() const {
         std::string out;
-        for (const Frame& f : frames_) {
+        for (size_t i = 0; i < frames_.size(); ++i) {
+            const Frame& f = frames_[i];
             if (f.array)
-                out += fmt::format("[{}]", f.next_index);  // the failed element has not counted itself
+                out += fmt::format("[{}]", i + 1 == frames_.size() ? f.started : f.started - 1);
             else if (!f.key.empty())
                 out += (out.empty() ? "" : ".") + f.key;
         }
@@ -116,9 +118,10 @@ json parse_json_text(std::string_view text) {
     }
     if (ok) return root;
     const auto [line, column] = line_and_column(text, sax.error_at() > 0 ? sax.error_at() - 1 : 0);
-    if (!sax.problem().empty())
-        throw JsonTextError(fmt::format("{} (line {}, column {})", sax.problem(), line, column));
-    throw JsonTextError(fmt::format("not valid JSON at line {}, column {}", line, column));
+    if (sax.problem().empty())
+        throw JsonTextError(fmt::format("not valid JSON at line {}, column {}", line, column));
+    if (sax.error_at() == 0) throw JsonTextError(sax.problem());  // the handler stopped it: too deep
+    throw JsonTextError(fmt::format("{} (line {}, column {})", sax.problem(), line, column));
 }
 
 }  // namespace pinscope
