@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -212,6 +213,17 @@ void check_case(const Case& c) {
     CHECK(r.out.find('\x1b') == std::string::npos);
     const auto after = contents(f.dir);
     CHECK(after == before);
+    // PINSCOPE_HOSTILE_TABLE=FILE: every case as a row of a Markdown table (input, exit code, message).
+    if (const char* table = std::getenv("PINSCOPE_HOSTILE_TABLE")) {
+        std::string message = r.err.substr(0, r.err.find('\n'));
+        for (size_t at; (at = message.find(f.dir.string())) != std::string::npos;)
+            message.replace(at, f.dir.string().size(), "DIR");
+        std::string input = shown.substr(1);
+        for (size_t at; (at = input.find(f.dir.string())) != std::string::npos;)
+            input.replace(at, f.dir.string().size(), "DIR");
+        std::ofstream(table, std::ios::app)
+            << "| `pinscope " << input << "` | " << r.exit_code << " | " << message << " |\n";
+    }
 }
 
 void check_cases(const std::vector<Case>& cases) {

@@ -8,16 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device/calibration.h"
-#include "core/files/json_text.h"
+#include "tests/fuzz/fuzz_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace pinscope;
-    nlohmann::json json;
-    try {
-        json = parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size));
-    } catch (const JsonTextError&) {
-        return 0;
-    }
+    const std::optional<nlohmann::json> parsed = fuzz_json(data, size);
+    if (!parsed) return 0;
+    const nlohmann::json& json = *parsed;
     Calibration calibration;
     try {
         calibration = calibration_from_json(json, "fuzz.json");

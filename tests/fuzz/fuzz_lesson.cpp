@@ -10,18 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "core/config/validate.h"
-#include "core/files/json_text.h"
 #include "core/io/metrics_json.h"
 #include "core/lab/lesson.h"
+#include "tests/fuzz/fuzz_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace pinscope;
-    nlohmann::json json;
-    try {
-        json = parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size));
-    } catch (const JsonTextError&) {
-        return 0;
-    }
+    const std::optional<nlohmann::json> parsed = fuzz_json(data, size);
+    if (!parsed) return 0;
+    const nlohmann::json& json = *parsed;
     Lesson lesson;
     try {
         lesson = parse_lesson(json, "fuzz.json");
