@@ -59,6 +59,17 @@ TEST_CASE("--trace /dev/stdout streams valid JSON to standard output, the summar
     CHECK(r.err.find("samples/s") != std::string::npos);
 }
 
+TEST_CASE("a link to /proc/self/fd/1 is followed to standard output, and stays a link") {
+    const fs::path link = scratch_path("to-stdout.json");
+    fs::create_symlink("/proc/self/fd/1", link);
+    const BinaryResult r = run_binary(PINSCOPE_BINARY, {"run", "--device", "sim", "--batches", "4",
+                                                        "--seconds", "0", "--trace", link.string()});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["traceEvents"].size() > 10);
+    CHECK(fs::is_symlink(link));
+}
+
 TEST_CASE("--capture onto a FIFO is read whole by a reader on the other end") {
     const fs::path fifo = scratch_path("capture.fifo");
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

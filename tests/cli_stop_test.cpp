@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -106,4 +108,28 @@ TEST_CASE("SIGTERM, SIGHUP and Ctrl-C end a run as its seconds would: summary, w
         CHECK(nlohmann::json::parse(slurp(trace))["traceEvents"].size() > 0);
         CHECK(no_temporaries(folder));
     }
+}
+
+TEST_CASE("a signal outside a run ends the process at once, and its temporaries with it") {
+    // export readies its output (a temporary beside it) before it reads its input; a FIFO nobody writes
+    // holds it there, at a known point, until the signal comes.
+    const fs::path folder = scratch_path("killed");
+    fs::create_directories(folder);
+    const fs::path fifo = folder / "input.fifo", output = folder / "out.json";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::ofstream(output) << "precious\n";
+    bool sent = false;
+    const BinaryResult r = run_binary(
+        PINSCOPE_BINARY, {"export", fifo.string(), "--to", "perfetto", "--output", output.string()}, 60,
+        [&](pid_t pid, double) {
+            if (!sent && !no_temporaries(folder)) {  // the temporary exists: the export waits on its input
+                ::kill(pid, SIGTERM);
+                sent = true;
+            }
+        });
+    CHECK(sent);
+    CHECK(r.signalled);
+    CHECK(r.exit_code == 128 + SIGTERM);
+    CHECK(no_temporaries(folder));
+    CHECK(slurp(output) == "precious\n");
 }

@@ -131,6 +131,9 @@ struct Fixtures {
               calibration_with(
                   R"("h2d_pinned_16MB": 0.001, "h2d_pageable_16MB": 0.001, "d2h_pinned_16MB": 0.001,
                                  "d2h_pageable_16MB": 0.001)"));
+        write(dir / "cal-vanishing.json",
+              calibration_with(R"("h2d_pinned_16MB": 1e-300, "h2d_pageable_16MB": 10, "d2h_pinned_16MB": 50,
+                                 "d2h_pageable_16MB": 12)"));
         write(dir / "cal-negative.json",
               calibration_with(R"("h2d_pinned_16MB": -50, "h2d_pageable_16MB": 10, "d2h_pinned_16MB": 50,
                                  "d2h_pageable_16MB": 12)"));
@@ -303,6 +306,7 @@ TEST_CASE("hostile calibrations: a damaged or unphysical calibration is exit 2 n
         {run_with("cal-missing.json"), 2, "--calibration: cannot read calibration file"},
         {run_with("cal-no-format.json"), 2, "not a calibration file (it has no \"format\""},
         {run_with("cal-slow.json"), 2, "_16MB\" should be between 0.1 and 2000 GB/s"},
+        {run_with("cal-vanishing.json"), 2, "\"h2d_pinned_16MB\" should be between 0.1 and 2000 GB/s"},
         {run_with("cal-negative.json"), 2, "\"h2d_pinned_16MB\" should be between 0.1 and 2000 GB/s"},
         {run_with("cal-half-engine.json"), 2, "copy_engines should be between 1 and 16"},
         {run_with("cal-many-engines.json"), 2, "copy_engines should be between 1 and 16"},

@@ -14,8 +14,8 @@ using namespace pinscope::testing;
 namespace {
 
 // Long enough that a pipeline's first use of each pinned buffer (allocated when first needed, as PyTorch's
-// caching allocator does) is not what the run measures: with 2.5 s the tuned preset's loader stall was
-// 0.036-0.092 across 17 runs on the 2-core VM (half over its 0.05), with 6 s 0.02.
+// caching allocator does) is not most of what the run measures: over 2.5 s the tuned preset's loader
+// stall was 0.036-0.092 across 17 runs on the 2-core VM, over 6 s 0.02.
 constexpr double kSecondsPerRun = 4;
 
 nlohmann::json measured(const PipelineConfig& config) {
