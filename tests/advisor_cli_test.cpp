@@ -10,33 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/run_binary.h"
 #include "tests/scratch.h"
 
 using namespace pinscope::testing;
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-Result run_pinscope(const std::string& args) {
-    static int runs = 0;
-    const auto out = scratch_folder() / ("run" + std::to_string(runs) + ".out");
-    const auto err = scratch_folder() / ("run" + std::to_string(runs++) + ".err");
-    const std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(PINSCOPE_BINARY) + " " +
-                                args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+using Result = BinaryResult;
 
 std::string capture(const char* name) {
     return std::string(PINSCOPE_CAPTURES) + "/" + name;

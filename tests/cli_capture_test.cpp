@@ -12,22 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/capture.h"
+#include "tests/run_binary.h"
 
 using namespace pinscope;
+using namespace pinscope::testing;
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using Result = BinaryResult;
 
 void write(const std::filesystem::path& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc)
@@ -45,21 +37,6 @@ std::filesystem::path folder() {
     return dir;
 }
 
-Result run_pinscope(const std::string& args) {
-    static int runs = 0;
-    const auto out = folder() / ("run" + std::to_string(runs) + ".out");
-    const auto err = folder() / ("run" + std::to_string(runs++) + ".err");
-    // No display: `pinscope FILE` then prints the capture's metrics instead of opening a window.
-    const std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(PINSCOPE_BINARY) + " " +
-                                args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
 // A quick copy-bound run (big batches, no CPU work, two streams), pinned or not.
 std::filesystem::path recorded(const std::string& name, bool pinned) {
     const auto file = folder() / (name + ".pinscope");
@@ -73,7 +50,7 @@ std::filesystem::path recorded(const std::string& name, bool pinned) {
 }
 
 size_t lines(const std::string& text) {
-    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    return line_count(text);
 }
 
 }  // namespace

@@ -12,14 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace {
+#include "tests/run_binary.h"
 
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using pinscope::testing::slurp;
+
+namespace {
 
 // `pinscope run <args> --json` (what README's commands run, made quiet for the test) as JSON.
 nlohmann::json run(const std::string& args) {

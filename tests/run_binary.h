@@ -1,7 +1,8 @@
 #pragma once
 // Running the pinscope executable from a test: arguments passed as they are (no shell, so an empty
 // argument stays one), standard output and error captured, an optional time limit, and signals sent
-// while it runs. For the end-to-end tests of what a user, a script or a scheduler sees.
+// while it runs. For the end-to-end tests of what a user, a script or a scheduler sees; a test that
+// defines PINSCOPE_BINARY also gets run_pinscope(), the command line as a shell reads it.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -87,5 +88,16 @@ inline BinaryResult run_binary(const std::string& binary, const std::vector<std:
     std::filesystem::remove(err);
     return r;
 }
+
+#ifdef PINSCOPE_BINARY
+// pinscope with `args` as a shell word list, as README gives commands and a user types them, with no
+// display (so `pinscope FILE` prints a capture's metrics rather than opening a window).
+inline BinaryResult run_pinscope(const std::string& args, double time_limit_s = 300) {
+    return run_binary(
+        "/bin/sh",
+        {"-c", "exec env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(PINSCOPE_BINARY) + " " + args},
+        time_limit_s);
+}
+#endif
 
 }  // namespace pinscope::testing

@@ -224,7 +224,13 @@ TEST_CASE("stop() ends a session whose kernel would run 10 s at once, the kernel
     const ThreadCount threads;
     Session session(config);
     session.start();
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Wait for the first batch to reach the GPU (slow under TSan), then give its small copy time to
+    // finish so that the 10 s kernel is the work in hand.
+    const TimeNs give_up = now_ns() + 20 * kNsPerS;
+    while (session.status().batches < 1 && now_ns() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(session.status().batches >= 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const TimeNs asked = now_ns();
     session.stop();
     CHECK(now_ns() - asked < 2 * kNsPerS);  // the kernel alone had nearly 10 s to go

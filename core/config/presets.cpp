@@ -77,18 +77,14 @@ const std::vector<Preset>& builtin_presets() {
 }
 
 const Preset* find_preset(std::string_view name) {
-    const std::string wanted = lower(name);
-    for (const Preset& p : builtin_presets())
-        if (lower(p.slug) == wanted || lower(slug_of(p.file)) == wanted || lower(p.name) == wanted ||
-            lower(p.file.substr(0, p.file.rfind('.'))) == wanted)
-            return &p;
-    return nullptr;
+    // A preset is also found by its display name ("Tuned loader").
+    return find_by_file_name(builtin_presets(), name, [](const Preset& p, const std::string& wanted) {
+        return lower(p.name) == wanted;
+    });
 }
 
 std::string preset_slugs() {
-    std::string all;
-    for (const Preset& p : builtin_presets()) all += (all.empty() ? "" : ", ") + p.slug;
-    return all;
+    return slug_list(builtin_presets());
 }
 
 PipelineConfig apply_preset(const Preset& preset, const PipelineConfig& current) {

@@ -269,16 +269,12 @@ const std::vector<Lesson>& builtin_lessons() {
 }
 
 const Lesson* find_lesson(std::string_view name) {
-    const std::string wanted = lower(name);
-    for (const Lesson& l : builtin_lessons())
-        if (lower(l.slug) == wanted || lower(l.file.substr(0, l.file.rfind('.'))) == wanted) return &l;
-    return nullptr;
+    return find_by_file_name(builtin_lessons(), name,
+                             [](const Lesson&, const std::string&) { return false; });
 }
 
 std::string lesson_slugs() {
-    std::string all;
-    for (const Lesson& l : builtin_lessons()) all += (all.empty() ? "" : ", ") + l.slug;
-    return all;
+    return slug_list(builtin_lessons());
 }
 
 bool LessonOutcome::kept() const {

@@ -5,8 +5,19 @@
 
 namespace pinscope::model {
 
+namespace {
+
+engine_rules::Work work_of(OpKind kind) {
+    using engine_rules::Work;
+    return kind == OpKind::h2d ? Work::h2d : kind == OpKind::d2h ? Work::d2h : Work::kernel;
+}
+
+}  // namespace
+
 ModelGpu::ModelGpu(const Calibration& calibration, int streams)
-    : calibration_(calibration), streams_(static_cast<size_t>(std::max(1, streams))) {}
+    : calibration_(calibration),
+      streams_(static_cast<size_t>(std::max(1, streams))),
+      engines_(calibration.copy_engines) {}
 
 OpRef ModelGpu::enqueue(int stream, GpuOp op) {
     op.ticket = next_ticket_++;
@@ -25,8 +36,8 @@ bool ModelGpu::start_ready(double now) {
     for (bool changed = true; changed;) {
         changed = false;
         // The oldest copy not started, for one engine's strict order.
-        uint64_t oldest_copy = UINT64_MAX;
-        if (calibration_.copy_engines == 1)
+        uint64_t oldest_copy = engine_rules::kNoWaitingCopy;
+        if (engines_.copies_in_issue_order())
             for (const Stream& s : streams_)
                 for (int i = s.head; i < static_cast<int>(s.ops.size()); ++i)
                     if (s.ops[i].kind != OpKind::kernel && !s.ops[i].running) {
@@ -46,20 +57,13 @@ bool ModelGpu::start_ready(double now) {
             if (!best) break;
             GpuOp& op = best->ops[best->head];
             after = op.ticket;
-            if (op.kind == OpKind::kernel) {
-                if (kernel_running_) continue;
-                kernel_running_ = true;
-            } else {
-                if (copies_running_ >= calibration_.copy_engines) continue;
-                if (calibration_.copy_engines == 1 && op.ticket != oldest_copy) continue;
-                ++copies_running_;
+            const engine_rules::Work work = work_of(op.kind);
+            if (!engines_.can_start(work, op.ticket, oldest_copy)) continue;
+            engines_.start(work);
+            if (engine_rules::is_copy(work)) {
                 op.remaining = op.bytes;
-                const CopyDirection direction =
-                    op.kind == OpKind::h2d ? CopyDirection::h2d : CopyDirection::d2h;
-                const double seconds =
-                    calibration_.curve(direction, op.pinned ? HostMemory::pinned : HostMemory::pageable)
-                        .seconds(op.bytes);
-                op.solo_rate = std::max(op.bytes, 1.0) / (seconds * 1e9);
+                op.solo_rate = engine_rules::solo_copy_rate(
+                    calibration_, work, op.pinned ? HostMemory::pinned : HostMemory::pageable, op.bytes);
             }
             op.running = true;
             op.start = now;
@@ -70,30 +74,20 @@ bool ModelGpu::start_ready(double now) {
 }
 
 void ModelGpu::update_rates() {
-    double demand[2] = {0, 0}, capacity[2] = {0, 0};
-    for (Stream& s : streams_) {
-        if (s.head >= static_cast<int>(s.ops.size())) continue;
-        GpuOp& op = s.ops[s.head];
-        if (!op.running || op.kind == OpKind::kernel) continue;
-        op.rate = 0;
-        if (op.remaining <= 0) continue;
-        const int d = op.kind == OpKind::h2d ? 0 : 1;
-        demand[d] += op.solo_rate;
-        capacity[d] = std::max(capacity[d], op.solo_rate);
-    }
-    double scale[2], granted = 0;
-    for (int d = 0; d < 2; ++d) {
-        scale[d] = demand[d] > capacity[d] ? capacity[d] / demand[d] : 1.0;
-        granted += demand[d] * scale[d];
-    }
-    const double bidir = calibration_.bidir_total_gbps;
-    const double shared = granted > bidir && demand[0] > 0 && demand[1] > 0 ? bidir / granted : 1.0;
-    for (Stream& s : streams_) {
-        if (s.head >= static_cast<int>(s.ops.size())) continue;
-        GpuOp& op = s.ops[s.head];
-        if (op.running && op.kind != OpKind::kernel && op.remaining > 0)
-            op.rate = op.solo_rate * scale[op.kind == OpKind::h2d ? 0 : 1] * shared;
-    }
+    const auto for_each_moving = [&](auto&& visit) {
+        for (Stream& s : streams_) {
+            if (s.head >= static_cast<int>(s.ops.size())) continue;
+            GpuOp& op = s.ops[s.head];
+            if (!op.running || op.kind == OpKind::kernel) continue;
+            if (op.remaining <= 0)
+                op.rate = 0;
+            else
+                visit(op);
+        }
+    };
+    engine_rules::share_links(
+        for_each_moving, [](const GpuOp& op) { return op.kind == OpKind::h2d; },
+        calibration_.bidir_total_gbps);
 }
 
 double ModelGpu::next_completion(double now) const {
@@ -134,10 +128,7 @@ void ModelGpu::retire(Stream& s, double now) {
     GpuOp& op = s.ops[s.head];
     op.end = now;
     if (op.kind == OpKind::d2h && !op.pinned && op.moved > 0) op.end = op.moved;
-    if (op.kind == OpKind::kernel)
-        kernel_running_ = false;
-    else
-        --copies_running_;
+    engines_.finish(work_of(op.kind));
     op.running = false;
     ++s.head;
 }

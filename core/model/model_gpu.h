@@ -1,13 +1,12 @@
 #pragma once
-// The simulated GPU's engines as the predictor models them: the rules of SimDevice (sim_device.h) over
-// model time instead of the clock. Streams run their ops in order; one compute engine runs one kernel at
-// a time; `copy_engines` copy engines take ready copies first come, first served (with one engine,
-// strictly in issue order); copies in one direction share that direction's link and both directions
-// share the bidirectional total. A pageable copy completes no earlier than its host staging.
+// The simulated GPU's engines as the predictor models them: the engine rules the simulated GPU follows
+// (core/device/engine_rules.h: which op may start, how fast each copy moves), over model time instead of
+// the clock. A pageable copy completes no earlier than its host staging.
 #include <cstdint>
 #include <vector>
 
 #include "core/device/calibration.h"
+#include "core/device/engine_rules.h"
 
 namespace pinscope::model {
 
@@ -65,8 +64,7 @@ class ModelGpu {
     const Calibration& calibration_;
     std::vector<Stream> streams_;
     uint64_t next_ticket_ = 1;
-    int copies_running_ = 0;
-    bool kernel_running_ = false;
+    engine_rules::Engines engines_;
 };
 
 template <class OnDone>

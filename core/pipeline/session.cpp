@@ -4,7 +4,6 @@
 #include <thread>
 
 #include "core/config/validate.h"
-#include "core/device/device_factory.h"
 #include "core/pipeline/data_loader.h"
 #include "core/pipeline/dataset.h"
 #include "core/pipeline/train_loop.h"
@@ -37,10 +36,14 @@ std::string_view to_string(SessionState state) {
     return kNames[static_cast<size_t>(state)];
 }
 
-Session::Session(PipelineConfig config)
-    : pinned_gauge_(trace_, CounterKind::pinned_bytes), config_(std::move(config)) {
+Session::Session(PipelineConfig config) : Session(std::move(config), session_parts()) {}
+
+Session::Session(PipelineConfig config, SessionParts parts)
+    : parts_(std::move(parts)),
+      pinned_gauge_(*parts_.trace, CounterKind::pinned_bytes),
+      config_(std::move(config)) {
     status_.warnings = describe_all(validate_or_throw(config_).warnings);
-    DeviceSelection selection = make_device(config_, trace_);
+    DeviceSelection selection = parts_.device(config_, *parts_.trace);
     device_ = std::move(selection.device);
     status_.device = device_->info();
     status_.device_why = std::move(selection.why);
@@ -189,7 +192,7 @@ void Session::replace_device_if_needed(const PipelineConfig& config) {
         std::lock_guard lock(mutex_);
         device_.reset();  // no pipeline holds any of its resources between generations
     }
-    DeviceSelection selection = make_device(config, trace_);
+    DeviceSelection selection = parts_.device(config, *parts_.trace);
     std::lock_guard lock(mutex_);
     device_ = std::move(selection.device);
     status_.device = device_->info();
@@ -197,8 +200,8 @@ void Session::replace_device_if_needed(const PipelineConfig& config) {
 }
 
 void Session::run() {
-    std::shared_ptr<Recorder> recorder = trace_.make_recorder();
-    const LaneId lane = trace_.lanes().lane(LaneKind::main);
+    std::shared_ptr<Recorder> recorder = parts_.trace->make_recorder();
+    const LaneId lane = parts_.trace->lanes().lane(LaneKind::main);
     this_thread_lane() = lane;
     PipelineConfig config = config_;
     try {
@@ -226,8 +229,8 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         ++status_.generation;
     }
     device_->set_pinned_budget(config.pinned_budget_mb << 20);
-    SyntheticImageDataset dataset(config);
-    LoaderContext context{*device_, trace_,         dataset,        recorder,
+    const std::unique_ptr<Dataset> dataset = parts_.dataset(config);
+    LoaderContext context{*device_, *parts_.trace,  *dataset,       recorder,
                           lane,     &pinned_gauge_, next_batch_id_, TrainLoop::batches_in_flight(config) + 1};
     DataLoader loader(config, context);
     // Published so that stop() and reconfigure() can wake a blocked next(); withdrawn before the

@@ -20,6 +20,7 @@
 #include "core/device/device.h"
 #include "core/device/gpu_trace_report.h"
 #include "core/pipeline/pipeline_thread.h"
+#include "core/pipeline/session_parts.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -44,8 +45,11 @@ struct SessionStatus {
 class Session {
   public:
     // Throws std::invalid_argument (with validate()'s first error) for a config that cannot run, and
-    // DeviceError / CalibrationError when the device cannot be made.
+    // DeviceError / CalibrationError when the device cannot be made. Built from session_parts(): a fresh
+    // trace, the config's dataset and device.
     explicit Session(PipelineConfig config);
+    // Built from `parts` (session_parts.h): a trace shared with other sessions, a fake dataset or device.
+    Session(PipelineConfig config, SessionParts parts);
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
@@ -68,8 +72,8 @@ class Session {
     DeviceResources device_resources() const;
     // For a real GPU: how its spans were recorded and how many records were dropped or untimed.
     std::optional<GpuTraceReport> gpu_trace_report() const;
-    Trace& trace() { return trace_; }
-    const Trace& trace() const { return trace_; }
+    Trace& trace() { return *parts_.trace; }
+    const Trace& trace() const { return *parts_.trace; }
 
   private:
     void run();
@@ -84,7 +88,7 @@ class Session {
     void replace_device_if_needed(const PipelineConfig& config);
     void finish(SessionState state, std::string error = {});
 
-    Trace trace_;
+    SessionParts parts_;  // first: the trace outlives everything that records into it
     Gauge pinned_gauge_;
 
     mutable std::mutex mutex_;  // guards the fields below that other threads read

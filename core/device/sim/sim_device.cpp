@@ -71,7 +71,8 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale)
     : calibration_(std::move(calibration)),
       time_scale_(std::max(1.0, time_scale)),
       trace_(trace),
-      recorder_(trace.make_recorder()) {
+      recorder_(trace.make_recorder()),
+      engines_(calibration_.copy_engines) {
     info_.kind = "sim";
     info_.name = "simulated GPU (" + calibration_.name + ")";
     info_.copy_engines = calibration_.copy_engines;
@@ -445,12 +446,15 @@ void SimDevice::move_copies_to(TimeNs until) {
     }
 }
 
-// With one copy engine, copies run strictly in the order they were issued, across streams: the single
-// engine's queue is in order, so a D2H waiting for its kernel holds back the H2D issued after it. This is
-// what made the issue order matter on such GPUs in NVIDIA's "How to Overlap Data Transfers in CUDA C/C++".
-// With more engines, each takes whichever copy is ready (as Hyper-Q GPUs do).
+engine_rules::Work SimDevice::work_of(OpKind kind) {
+    using engine_rules::Work;
+    return kind == OpKind::h2d ? Work::h2d : kind == OpKind::d2h ? Work::d2h : Work::kernel;
+}
+
+// With one copy engine, copies run strictly in issue order across streams (engine_rules.h): the lowest
+// ticket of a copy not yet started is the only one that may.
 uint64_t SimDevice::oldest_waiting_copy() const {
-    uint64_t oldest = std::numeric_limits<uint64_t>::max();
+    uint64_t oldest = engine_rules::kNoWaitingCopy;
     for (const auto& [handle, s] : streams_)
         for (const Op& op : s.queue)
             if ((op.kind == OpKind::h2d || op.kind == OpKind::d2h) && !op.running) {
@@ -463,8 +467,8 @@ uint64_t SimDevice::oldest_waiting_copy() const {
 void SimDevice::start_ready_ops() {
     for (bool changed = true; changed;) {
         changed = false;
-        const bool in_order_copies = calibration_.copy_engines == 1;
-        const uint64_t oldest_copy = in_order_copies ? oldest_waiting_copy() : 0;
+        const uint64_t oldest_copy =
+            engines_.copies_in_issue_order() ? oldest_waiting_copy() : engine_rules::kNoWaitingCopy;
         // Engines go to ready work in issue order, across streams.
         std::vector<std::pair<uint64_t, SimStream*>> ready;
         for (auto& [handle, s] : streams_)
@@ -480,23 +484,18 @@ void SimDevice::start_ready_ops() {
                     if (done(op.awaited)) complete(*s), changed = true;
                     break;
                 case OpKind::kernel:
-                    if (kernel_running_) break;
-                    kernel_running_ = true;
-                    op.running = true;
-                    op.start = clock_;
-                    break;
                 case OpKind::h2d:
                 case OpKind::d2h: {
-                    if (copies_running_ >= calibration_.copy_engines) break;
-                    if (in_order_copies && op.ticket != oldest_copy) break;
-                    ++copies_running_;
+                    const engine_rules::Work work = work_of(op.kind);
+                    if (!engines_.can_start(work, op.ticket, oldest_copy)) break;
+                    engines_.start(work);
                     op.running = true;
                     op.start = clock_;
-                    op.remaining = op.bytes;
-                    const auto direction = op.kind == OpKind::h2d ? CopyDirection::h2d : CopyDirection::d2h;
-                    const double seconds =
-                        calibration_.curve(direction, op.memory).seconds(op.bytes) * time_scale_;
-                    op.solo_rate = std::max(op.bytes, 1.0) / (seconds * 1e9);
+                    if (engine_rules::is_copy(work)) {
+                        op.remaining = op.bytes;
+                        op.solo_rate = engine_rules::solo_copy_rate(calibration_, work, op.memory, op.bytes,
+                                                                    time_scale_);
+                    }
                     break;
                 }
             }
@@ -504,31 +503,23 @@ void SimDevice::start_ready_ops() {
     }
 }
 
-// Copies in one direction share that direction's link (no more than the best of them alone would
-// get); both directions together are held to the measured bidirectional total.
+// The running copies share the links as engine_rules.h says; a copy whose bytes have all moved (a
+// pageable one may still be staging) gets no rate.
 void SimDevice::update_rates() {
-    double demand[2] = {0, 0}, capacity[2] = {0, 0};
-    std::vector<Op*> copies;
-    for (auto& [handle, s] : streams_) {
-        if (s.queue.empty() || !s.queue.front().running || s.queue.front().kind == OpKind::kernel) continue;
-        Op& op = s.queue.front();
-        op.rate = 0;
-        if (op.remaining <= 0) continue;  // all moved; a pageable copy may still be staging
-        const int d = op.kind == OpKind::h2d ? 0 : 1;
-        demand[d] += op.solo_rate;
-        capacity[d] = std::max(capacity[d], op.solo_rate);
-        copies.push_back(&op);
-    }
-    if (copies.empty()) return;
-    double scale[2];
-    double granted = 0;
-    for (int d = 0; d < 2; ++d) {
-        scale[d] = demand[d] > capacity[d] ? capacity[d] / demand[d] : 1.0;
-        granted += demand[d] * scale[d];
-    }
-    const double bidir = calibration_.bidir_total_gbps / time_scale_;  // GB/s == bytes/ns
-    const double shared = granted > bidir && demand[0] > 0 && demand[1] > 0 ? bidir / granted : 1.0;
-    for (Op* op : copies) op->rate = op->solo_rate * scale[op->kind == OpKind::h2d ? 0 : 1] * shared;
+    const auto for_each_moving = [&](auto&& visit) {
+        for (auto& [handle, s] : streams_) {
+            if (s.queue.empty()) continue;
+            Op& op = s.queue.front();
+            if (!op.running || op.kind == OpKind::kernel) continue;
+            if (op.remaining <= 0)
+                op.rate = 0;
+            else
+                visit(op);
+        }
+    };
+    engine_rules::share_links(
+        for_each_moving, [](const Op& op) { return op.kind == OpKind::h2d; },
+        calibration_.bidir_total_gbps / time_scale_);  // GB/s == bytes/ns
 }
 
 TimeNs SimDevice::next_completion() const {
@@ -555,10 +546,7 @@ void SimDevice::complete(SimStream& s) {
     s.queue.pop_front();
     s.done_seq = op.seq;
     if (op.kind == OpKind::record || op.kind == OpKind::wait) return;
-    if (op.kind == OpKind::kernel)
-        kernel_running_ = false;
-    else
-        --copies_running_;
+    engines_.finish(work_of(op.kind));
     // Into pageable memory the engine's part ends when the bytes are in the driver's bounce buffer; the
     // host copying them out shows as its own `stage` span, not as the engine copying.
     const bool staged_out = op.kind == OpKind::d2h && op.memory == HostMemory::pageable && op.moved > 0;
@@ -595,8 +583,7 @@ void SimDevice::cut_everything(TimeNs at) {
         }
         s.queue.clear();
     }
-    copies_running_ = 0;
-    kernel_running_ = false;
+    engines_.reset();
 }
 
 // The device thread only keeps the trace current while no caller advances the model: every call does

@@ -1,8 +1,9 @@
 #pragma once
-// A modelled GPU that runs in real time. It has `copy_engines` copy engines and one compute engine;
-// copies move at the calibrated bandwidth for their size, direction and host memory kind; copies in one
-// direction share that direction's link, and both directions together share `bidir_total_gbps`.
-// Kernels occupy the compute engine for their duration, one at a time.
+// A modelled GPU that runs in real time, by the engine rules of core/device/engine_rules.h (which the
+// predictor's model follows too): `copy_engines` copy engines and one compute engine; copies move at the
+// calibrated bandwidth for their size, direction and host memory kind; copies in one direction share that
+// direction's link, and both directions together share `bidir_total_gbps`. Kernels occupy the compute
+// engine for their duration, one at a time.
 //
 // How a run ends: cut_work() ends every op where it stands (recorded as cut) and every wait with it, so
 // a run stops on time whatever its kernels and copies would still take.
@@ -21,6 +22,7 @@
 
 #include "core/device/calibration.h"
 #include "core/device/device.h"
+#include "core/device/engine_rules.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/trace/trace.h"
 
@@ -106,6 +108,7 @@ class SimDevice final : public Device {
     void move_copies_to(TimeNs until);
     void start_ready_ops();
     uint64_t oldest_waiting_copy() const;  // the lowest ticket of a copy not yet started
+    static engine_rules::Work work_of(OpKind kind);
     void update_rates();
     TimeNs next_completion() const;  // earliest end among running ops; INT64_MAX if none
     void complete(SimStream& stream);
@@ -141,8 +144,7 @@ class SimDevice final : public Device {
     uintptr_t next_handle_ = 1;
     std::unordered_map<uintptr_t, SimStream> streams_;
     std::unordered_map<uintptr_t, Marker> events_;
-    int copies_running_ = 0;
-    bool kernel_running_ = false;
+    engine_rules::Engines engines_;
     TimeNs device_thread_deadline_ = 0;  // when the device thread plans to wake; 0 when idle
     bool stopping_ = false;
     std::thread device_thread_;

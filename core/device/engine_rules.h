@@ -1,0 +1,98 @@
+#pragma once
+// The rules of a GPU's engines, written once, for the two that follow them: the simulated GPU
+// (core/device/sim), which runs them in real time, and the predictor's model of it (core/model), which runs
+// them in model time. Each keeps its own queues and clock; what may start, and how fast a copy moves, is
+// decided here:
+// - ops on one stream run in issue order; across streams, engines go to ready work in issue order (the
+//   callers offer each stream's first waiting op, lowest ticket first);
+// - one compute engine runs one kernel at a time;
+// - `copy_engines` copy engines each run one copy; with one engine, copies run strictly in issue order
+//   across streams, so a D2H waiting for its kernel holds back the H2D issued after it (what made issue
+//   order matter in NVIDIA's "How to Overlap Data Transfers in CUDA C/C++");
+// - a copy alone moves at the calibrated bandwidth for its size, direction and host memory kind;
+// - copies in one direction share that direction's link (together no faster than the best of them alone),
+//   and both directions together are held to the measured bidirectional total.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "core/device/calibration.h"
+
+namespace pinscope::engine_rules {
+
+enum class Work : uint8_t { h2d, kernel, d2h };
+
+inline bool is_copy(Work work) {
+    return work != Work::kernel;
+}
+
+// No copy waits: the lowest ticket of waiting copies when there are none.
+constexpr uint64_t kNoWaitingCopy = std::numeric_limits<uint64_t>::max();
+
+// Which engines are busy.
+class Engines {
+  public:
+    explicit Engines(int copy_engines) : copy_engines_(std::max(1, copy_engines)) {}
+
+    // With one copy engine its queue is in order: the caller must find the oldest waiting copy.
+    bool copies_in_issue_order() const { return copy_engines_ == 1; }
+
+    // Whether `work` (issued as `ticket`) may start now. `oldest_waiting_copy` is the lowest ticket of a
+    // copy not yet started, read only where copies run in issue order.
+    bool can_start(Work work, uint64_t ticket, uint64_t oldest_waiting_copy = kNoWaitingCopy) const {
+        if (!is_copy(work)) return !kernel_running_;
+        if (copies_running_ >= copy_engines_) return false;
+        return !copies_in_issue_order() || ticket == oldest_waiting_copy;
+    }
+    void start(Work work) {
+        if (is_copy(work))
+            ++copies_running_;
+        else
+            kernel_running_ = true;
+    }
+    void finish(Work work) {
+        if (is_copy(work))
+            --copies_running_;
+        else
+            kernel_running_ = false;
+    }
+    void reset() { copies_running_ = 0, kernel_running_ = false; }  // everything ended at once (a cut)
+
+  private:
+    int copy_engines_;
+    int copies_running_ = 0;
+    bool kernel_running_ = false;
+};
+
+// The bytes per nanosecond a copy of `bytes` moves at alone: the calibration's curve for its direction
+// and memory kind, `time_scale` times slower (slow motion). An empty copy still takes the fixed latency.
+inline double solo_copy_rate(const Calibration& calibration, Work direction, HostMemory memory, double bytes,
+                             double time_scale = 1) {
+    const CopyDirection d = direction == Work::h2d ? CopyDirection::h2d : CopyDirection::d2h;
+    const double seconds = calibration.curve(d, memory).seconds(bytes) * time_scale;
+    return std::max(bytes, 1.0) / (seconds * 1e9);
+}
+
+// The rate each copy that is moving bytes gets, given each one's direction and solo rate: `for_each` calls
+// its argument with every such copy, which has fields `solo_rate` and `rate`; `is_h2d(copy)` says its
+// direction. `bidir_bytes_per_ns` is the calibration's both-directions total (GB/s is bytes/ns), slowed by
+// the same time scale as the solo rates.
+template <class ForEachCopy, class IsH2d>
+void share_links(ForEachCopy&& for_each, IsH2d&& is_h2d, double bidir_bytes_per_ns) {
+    double demand[2] = {0, 0}, capacity[2] = {0, 0};
+    for_each([&](const auto& copy) {
+        const int d = is_h2d(copy) ? 0 : 1;
+        demand[d] += copy.solo_rate;
+        capacity[d] = std::max(capacity[d], copy.solo_rate);
+    });
+    double scale[2], granted = 0;
+    for (int d = 0; d < 2; ++d) {
+        scale[d] = demand[d] > capacity[d] ? capacity[d] / demand[d] : 1.0;
+        granted += demand[d] * scale[d];
+    }
+    const double shared =
+        granted > bidir_bytes_per_ns && demand[0] > 0 && demand[1] > 0 ? bidir_bytes_per_ns / granted : 1.0;
+    for_each([&](auto& copy) { copy.rate = copy.solo_rate * scale[is_h2d(copy) ? 0 : 1] * shared; });
+}
+
+}  // namespace pinscope::engine_rules
