@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_words.h"
+#include "run_binary.h"
 #include "scratch.h"
 #include "tests/knob_values.h"
 
@@ -23,39 +24,10 @@ using namespace pinscope::testing;
 
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// Runs pinscope with `args` (a shell word list) and captures its output. ctest runs test cases as
-// parallel processes, so each run gets files of its own.
-Result run_pinscope(const std::string& args) {
-    static int runs = 0;
-    const auto dir = std::filesystem::temp_directory_path();
-    const std::string stem = "pinscope_cli_" + std::to_string(::getpid()) + "_" + std::to_string(runs++);
-    const auto out = dir / (stem + ".out"), err = dir / (stem + ".err");
-    const std::string command =
-        std::string(PINSCOPE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    std::filesystem::remove(out);
-    std::filesystem::remove(err);
-    return r;
-}
+using Result = BinaryResult;
 
 size_t lines(const std::string& text) {
-    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+    return line_count(text);
 }
 
 std::filesystem::path temp_path(const std::string& name) {
@@ -406,4 +378,27 @@ TEST_CASE("a bad sweep spec exits 2 with one line naming the flag and the fix") 
         CHECK(r.err.find(expected) != std::string::npos);
         CHECK(r.out.empty());
     }
+}
+
+TEST_CASE("README's command table lists every command the binary has, and docs/design.md exists") {
+    const Result help = run_pinscope("--help");
+    REQUIRE(help.exit_code == 0);
+    const std::string out = help.out;
+    const size_t section = out.find("Subcommands:");
+    REQUIRE(section != std::string::npos);
+    std::istringstream rows(out.substr(section));
+    std::string line;
+    std::getline(rows, line);  // the heading
+    const std::string readme = slurp(std::string(PINSCOPE_SOURCE_DIR) + "/README.md");
+    int commands = 0;
+    while (std::getline(rows, line)) {
+        std::istringstream words(line);
+        std::string name;
+        if (!(words >> name)) continue;
+        CAPTURE(name);
+        CHECK(readme.find("| `" + name + "` |") != std::string::npos);
+        ++commands;
+    }
+    CHECK(commands >= 13);
+    CHECK(std::filesystem::exists(std::string(PINSCOPE_SOURCE_DIR) + "/docs/design.md"));
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The DataLoader: PyTorch's torch.utils.data.DataLoader iterator, with threads where PyTorch has
-// processes. Semantics (see DESIGN.md "Pipeline semantics"):
+// processes. Semantics (see docs/design.md "PyTorch semantics reproduced"):
 // - one worker builds one whole batch; batch i goes to worker i mod W (in_order), or to the
 //   least-loaded worker (in_order=false);
 // - at most prefetch_factor * num_workers batches are outstanding (dispatched, not yet handed over),

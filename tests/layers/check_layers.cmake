@@ -1,4 +1,4 @@
-# The layering rules of DESIGN.md, checked on the sources (cmake -DROOT=<repo> -P check_layers.cmake):
+# The layering rules of docs/design.md ("Layers and rooms"), checked on the sources (cmake -DROOT=<repo> -P check_layers.cmake):
 # - nothing under core/ includes a GUI header (ImGui, GLFW, OpenGL) or anything from app/;
 # - headers under app/gui/ and core/pipeline/ pull in no core/device/cuda/ header, directly or through
 #   the headers they include (only the device factory's .cpp may);
