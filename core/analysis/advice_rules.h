@@ -1,6 +1,8 @@
 #pragma once
 // The advisor's rules, each a small function of the facts of one window: a finding when the rule fires,
-// nullopt when it does not. advisor.h says what a finding holds and the thresholds they share.
+// nullopt when it does not. A rule fills in what it found (explanation, cost, evidence, fix, fix_text,
+// and a title only where it varies); its id, title, metric and direction are its row in advisor.cpp's
+// table. advisor.h says what a finding holds and the thresholds they share.
 #include <optional>
 
 #include "core/analysis/advice_facts.h"

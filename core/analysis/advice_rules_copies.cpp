@@ -13,8 +13,6 @@ std::optional<Finding> pageable_async_memcpy(const AdviceFacts& f) {
     const Metrics& m = f.metrics;
     if (m.pageable_h2d_fraction <= 0 || m.idle.staging < kWorthFixing) return std::nullopt;
     Finding finding;
-    finding.rule_id = "pageable-async-memcpy";
-    finding.title = "Copies from pageable memory hold the train loop";
     finding.explanation = fmt::format(
         "{} of the H2D bytes came from pageable (not pinned) memory. The driver cannot copy pageable memory "
         "directly: it stages each copy through a small pinned bounce buffer, which ran at {} here, and the "
@@ -31,8 +29,6 @@ std::optional<Finding> pageable_async_memcpy(const AdviceFacts& f) {
     finding.fix_text =
         "Set pin_memory=true: batches are copied into page-locked memory, so the copy engine reads them "
         "at the link's speed and the train loop goes on while they copy.";
-    finding.metric = "idle.pageable_staging";
-    finding.should = Direction::fall;
     return finding;
 }
 
@@ -46,8 +42,6 @@ std::optional<Finding> sync_memcpy(const AdviceFacts& f) {
     const double cost = f.share(intersection(intervals_of(copies, f.window), f.idle));
     if (cost < kWorthFixing) return std::nullopt;
     Finding finding;
-    finding.rule_id = "sync-memcpy";
-    finding.title = "Synchronous copies hold the host";
     finding.explanation = fmt::format(
         "With non_blocking=false every copy makes the train loop wait until the GPU has finished it: {} "
         "copies held the loop, and the GPU's compute engine sat idle {} of the time meanwhile, because "
@@ -59,8 +53,6 @@ std::optional<Finding> sync_memcpy(const AdviceFacts& f) {
     finding.fix_text =
         "Set non_blocking=true: a copy from pinned memory then returns at once and the loop issues the "
         "kernel behind it on the same stream.";
-    finding.metric = "idle.sync";
-    finding.should = Direction::fall;
     return finding;
 }
 
@@ -82,8 +74,6 @@ std::optional<Finding> low_overlap(const AdviceFacts& f) {
     const double cost = f.share(exposed);
     if (cost < kWorthFixing) return std::nullopt;
     Finding finding;
-    finding.rule_id = "low-overlap";
-    finding.title = "Copies do not overlap kernels";
     finding.explanation = fmt::format(
         "Only {} of the kernel time had a copy running beside it, and copies ran alone, with the compute "
         "engine idle, {} of the time. {}",
@@ -102,8 +92,6 @@ std::optional<Finding> low_overlap(const AdviceFacts& f) {
     finding.fix_text = one_stream ? "Use streams=2: the next batch copies on one stream while the previous "
                                     "batch's kernel runs on the other."
                                   : "Set non_blocking=true, so the loop issues kernels while copies run.";
-    finding.metric = "overlap";
-    finding.should = Direction::rise;
     return finding;
 }
 

@@ -69,8 +69,6 @@ std::optional<Finding> gpu_starvation(const AdviceFacts& f) {
     const std::vector<Gap> gaps = gaps_covered_by(f, f.starved);
     if (gaps.empty()) return std::nullopt;
     Finding finding;
-    finding.rule_id = "gpu-starvation";
-    finding.title = "The GPU starves waiting for data";
     finding.explanation = fmt::format(
         "The GPU's compute engine sat idle waiting for the loader {} of the time, in {}; the longest "
         "lasted {}{}. {} worker{} took {} (median) to build a batch, while the GPU needs one every {}.",
@@ -83,8 +81,6 @@ std::optional<Finding> gpu_starvation(const AdviceFacts& f) {
         format_duration(us_to_ns(std::max(f.config.kernel_us, 1.0))));
     finding.cost = m.idle.loader;
     finding.evidence = gap_refs(gaps, f.main_lane);
-    finding.metric = "stall";
-    finding.should = Direction::fall;
     const int needed = workers_needed(f);
     if (needed > f.config.num_workers) {
         finding.fix = {{"num_workers", needed}};
@@ -113,8 +109,6 @@ std::optional<Finding> pin_bound(const AdviceFacts& f) {
     const double cost = f.share(pinning_while_starved);
     if (cost < kWorthFixing) return std::nullopt;
     Finding finding;
-    finding.rule_id = "pin-bound";
-    finding.title = "The pin thread is the bottleneck";
     finding.explanation = fmt::format(
         "PyTorch's pin thread copies every batch ({}) once more, into pinned memory, one batch at a time: "
         "it was busy {} of the time, taking {} per batch (median). The GPU waited for data {} of the time, "
@@ -133,8 +127,6 @@ std::optional<Finding> pin_bound(const AdviceFacts& f) {
     finding.fix_text =
         "Use pin_mode=direct: workers collate straight into pinned buffers, in parallel, and "
         "the extra copy (and its thread) is gone.";
-    finding.metric = "stall";
-    finding.should = Direction::fall;
     return finding;
 }
 
@@ -153,8 +145,6 @@ std::optional<Finding> prefetch_too_shallow(const AdviceFacts& f) {
     const int prefetch = std::min(highest("prefetch_factor"), c.effective_prefetch_factor() * 2);
     if (prefetch <= c.effective_prefetch_factor()) return std::nullopt;
     Finding finding;
-    finding.rule_id = "prefetch-too-shallow";
-    finding.title = "Prefetch too shallow: workers idle while the GPU waits";
     finding.explanation = fmt::format(
         "The GPU waited for data {} of the time, and meanwhile {} of the workers had nothing to do: all {} "
         "batches that prefetch_factor={} allows were outstanding, held up behind the one the train loop "
@@ -168,8 +158,6 @@ std::optional<Finding> prefetch_too_shallow(const AdviceFacts& f) {
     finding.fix_text = fmt::format(
         "Use prefetch_factor={}: workers may run further ahead, past a slow batch, instead of idling.",
         prefetch);
-    finding.metric = "stall";
-    finding.should = Direction::fall;
     return finding;
 }
 
@@ -182,8 +170,6 @@ std::optional<Finding> oversubscribed_workers(const AdviceFacts& f) {
         return std::nullopt;
     const double extra = static_cast<double>(c.num_workers - cores) / c.num_workers;
     Finding finding;
-    finding.rule_id = "oversubscribed-workers";
-    finding.title = "More CPU-bound workers than cores";
     finding.explanation = fmt::format(
         "{} workers each spin {} us of CPU per sample, on {} cores: {} of them can run at a time, so the "
         "others only stretch every batch's build time ({} median) and take CPU from the train loop{}. "
@@ -207,8 +193,6 @@ std::optional<Finding> oversubscribed_workers(const AdviceFacts& f) {
         "Use num_workers={}: one worker per core builds batches as fast, each in less time, and leaves the "
         "train loop its share of the CPU.",
         cores);
-    finding.metric = "latency.fetch.p50_us";
-    finding.should = Direction::fall;
     return finding;
 }
 

@@ -80,8 +80,6 @@ std::optional<Finding> prefetch_too_deep(const AdviceFacts& f) {
     const double cost = std::min(1.0, freed / f.metrics.pinned_bytes_max);
     if (cost < kWorthFixing) return std::nullopt;
     Finding finding;
-    finding.rule_id = "prefetch-too-deep";
-    finding.title = "Prefetch too deep: pinned memory held for nothing";
     finding.explanation = fmt::format(
         "prefetch_factor={} lets {} batches be outstanding, and {:.0f} of them were waiting 95% of the time "
         "(the GPU waited for data only {} of the time): they held pinned memory the GPU never needed. Up to "
@@ -96,8 +94,6 @@ std::optional<Finding> prefetch_too_deep(const AdviceFacts& f) {
         "Use prefetch_factor={}: enough batches ahead to keep the GPU fed, and the pinned memory of the rest "
         "given back.",
         enough);
-    finding.metric = "pinned_bytes_max";
-    finding.should = Direction::fall;
     return finding;
 }
 
@@ -110,7 +106,6 @@ std::optional<Finding> pinned_over_budget(const AdviceFacts& f) {
     const double batch = static_cast<double>(c.batch_bytes());
     if (budget <= 0 || held <= 0 || held + batch <= budget) return std::nullopt;
     Finding finding;
-    finding.rule_id = "pinned-over-budget";
     finding.title = held > budget ? "Pinned memory over budget" : "Pinned memory at its budget";
     finding.explanation = fmt::format(
         "The pipeline held up to {} of page-locked memory against a budget of {}: {} Each outstanding "
@@ -141,8 +136,6 @@ std::optional<Finding> pinned_over_budget(const AdviceFacts& f) {
         finding.fix = {{"batch_size", smaller}};
         finding.fix_text = fmt::format("Use batch_size={}: every pinned buffer is smaller.", smaller);
     }
-    finding.metric = "pinned_bytes_max";
-    finding.should = Direction::fall;
     return finding;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -13,10 +14,33 @@
 namespace pinscope {
 namespace {
 
+// The rules, one row each: what a finding of the rule is called, the metric its fix should move and
+// which way; the function decides whether it fires and fills in the rest (why, cost, evidence, fix).
 // In the order a tie in cost lists them: causes before the symptom they explain.
-constexpr Rule kRules[] = {
-    pageable_async_memcpy,  sync_memcpy,    low_overlap,       pin_bound,         prefetch_too_shallow,
-    oversubscribed_workers, gpu_starvation, prefetch_too_deep, pinned_over_budget};
+struct RuleRow {
+    std::string_view id;  // "pageable-async-memcpy": names it in JSON and the docs, as Nsight names its rules
+    std::string_view title;   // the finding's one line, unless the rule writes its own
+    std::string_view metric;  // a key of `run --json`
+    Direction should;
+    Rule fires;
+};
+
+constexpr RuleRow kRules[] = {
+    {"pageable-async-memcpy", "Copies from pageable memory hold the train loop", "idle.pageable_staging",
+     Direction::fall, pageable_async_memcpy},
+    {"sync-memcpy", "Synchronous copies hold the host", "idle.sync", Direction::fall, sync_memcpy},
+    {"low-overlap", "Copies do not overlap kernels", "overlap", Direction::rise, low_overlap},
+    {"pin-bound", "The pin thread is the bottleneck", "stall", Direction::fall, pin_bound},
+    {"prefetch-too-shallow", "Prefetch too shallow: workers idle while the GPU waits", "stall",
+     Direction::fall, prefetch_too_shallow},
+    {"oversubscribed-workers", "More CPU-bound workers than cores", "latency.fetch.p50_us", Direction::fall,
+     oversubscribed_workers},
+    {"gpu-starvation", "The GPU starves waiting for data", "stall", Direction::fall, gpu_starvation},
+    {"prefetch-too-deep", "Prefetch too deep: pinned memory held for nothing", "pinned_bytes_max",
+     Direction::fall, prefetch_too_deep},
+    {"pinned-over-budget", "Pinned memory over budget", "pinned_bytes_max", Direction::fall,
+     pinned_over_budget},
+};
 
 Verdict verdict_of(double input_share) {
     if (input_share >= kHighlyInputBound) return Verdict::highly;
@@ -81,9 +105,13 @@ Advice advise(const TraceStore& store, const Metrics& metrics, const PipelineCon
     advice.verdict_line = verdict_line(advice.verdict, metrics, advice.input_share);
     const AdviceFacts facts = gather_facts(store, metrics, config, ctx);
     if (facts.window.length() <= 0) return advice;
-    for (Rule rule : kRules) {
-        std::optional<Finding> finding = rule(facts);
+    for (const RuleRow& rule : kRules) {
+        std::optional<Finding> finding = rule.fires(facts);
         if (!finding) continue;
+        finding->rule_id = rule.id;
+        if (finding->title.empty()) finding->title = rule.title;
+        finding->metric = rule.metric;
+        finding->should = rule.should;
         check_fix(*finding, config);
         advice.findings.push_back(std::move(*finding));
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "core/device/sim/sim_device.h"
 #include "core/pipeline/blocking_queue.h"
 #include "core/pipeline/dataset.h"
+#include "core/pipeline/session_parts.h"
 #include "core/trace/clock.h"
 #include "core/trace/precise_sleep.h"
 #include "core/units/units.h"
@@ -56,24 +58,24 @@ double convert_gbps(double bytes, int64_t sample_side, double per_sample_ns) {
     const int64_t sample_bytes = sample_side * sample_side * 4;
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / sample_bytes);
     const PipelineConfig config = image_config(sample_side, batch);
-    const SyntheticImageDataset dataset(config);
+    const std::unique_ptr<Dataset> dataset = make_dataset(config);
     std::vector<std::byte> out(static_cast<size_t>(batch * sample_bytes));
     const std::atomic<bool> stop{false};
     const double ns = median_ns(static_cast<double>(out.size()), [&] {
-        for (int64_t k = 0; k < batch; ++k) dataset.fetch(k, out.data() + k * sample_bytes, stop);
+        for (int64_t k = 0; k < batch; ++k) dataset->fetch(k, out.data() + k * sample_bytes, stop);
     });
     return static_cast<double>(out.size()) / std::max(ns - per_sample_ns * static_cast<double>(batch), 1.0);
 }
 
 double per_sample_ns() {
     const PipelineConfig config = image_config(4, 256);
-    const SyntheticImageDataset dataset(config);
+    const std::unique_ptr<Dataset> dataset = make_dataset(config);
     std::vector<std::byte> out(static_cast<size_t>(config.batch_bytes()));
     const std::atomic<bool> stop{false};
     return median_ns(1e6,
                      [&] {
                          for (int k = 0; k < config.batch_size; ++k)
-                             dataset.fetch(k, out.data() + k * 64, stop);
+                             dataset->fetch(k, out.data() + k * 64, stop);
                      }) /
            config.batch_size;
 }
@@ -157,12 +159,13 @@ double concurrent_gbps(int threads, double bytes, const std::function<void(int)>
 std::pair<double, double> shares_of_two(double bytes) {
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / (256 * 256 * 4));
     const PipelineConfig config = image_config(256, batch);
-    const SyntheticImageDataset dataset(config);
+    const std::unique_ptr<Dataset> dataset = make_dataset(config);
     const size_t size = static_cast<size_t>(config.batch_bytes());
     std::vector<std::vector<std::byte>> out(2, std::vector<std::byte>(size)), from(out), to(out);
     const std::atomic<bool> stop{false};
     auto convert = [&](int t) {
-        for (int64_t k = 0; k < batch; ++k) dataset.fetch(k, out[t].data() + k * config.sample_bytes(), stop);
+        for (int64_t k = 0; k < batch; ++k)
+            dataset->fetch(k, out[t].data() + k * config.sample_bytes(), stop);
     };
     auto copy = [&](int t) { std::memcpy(to[t].data(), from[t].data(), size); };
     const double convert_share = concurrent_gbps(2, static_cast<double>(size), convert) /

@@ -159,6 +159,15 @@ class Model {
 
     // The train loop.
     bool step_loop();
+    bool loop_get_next();
+    bool loop_retire_call(HostThread& t);
+    bool loop_retire_wait(HostThread& t);
+    bool loop_issue_call(HostThread& t);
+    bool loop_issue_wait(HostThread& t);
+    bool loop_stage(HostThread& t);
+    bool loop_tail(HostThread& t);
+    bool loop_record(HostThread& t);
+    bool loop_drain(HostThread& t);
     bool loop_get();
     void try_dispatch();
     void plan_batch();
@@ -569,129 +578,172 @@ bool Model::op_call_over(HostThread& t) {
     return true;
 }
 
+// One step of the train loop's state machine: each state is a function below. Returns whether anything
+// changed (the event loop steps every thread again until nothing does).
 bool Model::step_loop() {
     HostThread& t = threads_.back();
     switch (loop_step_) {
         case LoopStep::get:
-            if (submitted_ >= batch_limit_ || now_ >= end_time_) {
-                loop_step_ = LoopStep::drain;
-                trace_.stopped = now_;
-                return true;
-            }
-            return loop_get();
-        case LoopStep::retire_call:  // cudaEventQuery on the slot's last batch
-            if (submitted_ >= config_.streams + 1) {
-                t.work(call_ns_);
-                loop_step_ = LoopStep::retire_wait;
-                return true;
-            }
-            plan_batch();
-            loop_step_ = LoopStep::issue_call;
-            return true;
-        case LoopStep::retire_wait: {
-            if (t.busy(now_)) return false;
-            const BatchState& old = batch(submitted_ - (config_.streams + 1));
-            if (old.gpu_done < 0) {
-                open_span(LoopState::sync);
-                block(t);
-                return false;
-            }
-            if (wake_after_gpu(t)) return true;
-            close_span();
-            t.phase = HostThread::Phase::idle;
-            pool_held_downstream().release();  // the slot's old batch lets go of its buffer
-            plan_batch();
-            loop_step_ = LoopStep::issue_call;
-            return true;
-        }
-        case LoopStep::issue_call: {
-            if (t.busy(now_)) return false;
-            if (plan_at_ >= plan_.size()) {
-                loop_step_ = LoopStep::record;
-                return true;
-            }
-            const Issue& issue = plan_[plan_at_];
-            const bool host_pinned = issue.kind == OpKind::h2d ? config_.pin_memory : result_pinned_;
-            const bool copy = issue.kind != OpKind::kernel;
-            if (copy && (!config_.non_blocking || !host_pinned))
-                open_span(host_pinned ? LoopState::sync : LoopState::staging);
-            t.work(call_ns_);
-            loop_step_ = LoopStep::issue_wait;
-            return true;
-        }
-        case LoopStep::issue_wait: {
-            if (t.busy(now_)) return false;
-            const Issue& issue = plan_[plan_at_];
-            if (t.phase == HostThread::Phase::working) {  // the call is over: the op goes to its stream
-                GpuOp op;
-                op.kind = issue.kind;
-                op.bytes = issue.bytes;
-                op.duration = issue.duration;
-                op.batch = current_;
-                op.pinned = issue.kind == OpKind::h2d ? config_.pin_memory : result_pinned_;
-                op.staging = issue.kind != OpKind::kernel && !op.pinned;
-                pending_op_ = gpu_.enqueue(issue.stream, op);
-                if (op.kind == OpKind::kernel || (op.pinned && config_.non_blocking)) {
-                    t.phase = HostThread::Phase::idle;
-                    ++plan_at_;
-                    loop_step_ = LoopStep::issue_call;
-                } else {
-                    block(t);
-                }
-                return true;
-            }
-            const GpuOp& op = gpu_.op(pending_op_);
-            if (op.kind != OpKind::kernel && !op.pinned) {  // pageable: staged by this thread once started
-                if (!gpu_.started(pending_op_)) return false;
-                if (wake_after_gpu(t)) return true;
-                const ByteRateCurve& rate =
-                    op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
-                t.work(op.bytes / rate.at(op.bytes), bus_use(host_.memcpy_share_of_two, op.bytes));
-                loop_step_ = LoopStep::stage;
-                return true;
-            }
-            if (op.kind != OpKind::kernel && !config_.non_blocking && !gpu_.done(pending_op_)) return false;
-            return op_call_over(t);
-        }
-        case LoopStep::stage: {
-            if (t.busy(now_)) return false;
-            GpuOp& op = gpu_.op(pending_op_);
-            if (!gpu_.done(pending_op_)) op.staging = false;
-            block(t);
-            loop_step_ = LoopStep::tail;
-            return true;
-        }
-        case LoopStep::tail: {
-            const GpuOp& op = gpu_.op(pending_op_);
-            const bool let_go = gpu_.done(pending_op_) || (config_.non_blocking && op.kind == OpKind::h2d &&
-                                                           op.remaining <= tail_bytes_ + op.rate * 0.5);
-            if (!let_go) return false;
-            return op_call_over(t);
-        }
-        case LoopStep::record:  // an event per stream the batch used
-            if (t.busy(now_)) return false;
-            if (records_left_-- > 0) {
-                t.work(call_ns_);
-                return true;
-            }
-            t.phase = HostThread::Phase::idle;
-            ++submitted_;
-            loop_step_ = LoopStep::get;
-            return true;
+            return loop_get_next();
+        case LoopStep::retire_call:
+            return loop_retire_call(t);
+        case LoopStep::retire_wait:
+            return loop_retire_wait(t);
+        case LoopStep::issue_call:
+            return loop_issue_call(t);
+        case LoopStep::issue_wait:
+            return loop_issue_wait(t);
+        case LoopStep::stage:
+            return loop_stage(t);
+        case LoopStep::tail:
+            return loop_tail(t);
+        case LoopStep::record:
+            return loop_record(t);
         case LoopStep::drain:
-            if (t.busy(now_)) return false;
-            while (drain_next_ < submitted_ && batch(drain_next_).gpu_done >= 0) ++drain_next_;
-            if (drain_next_ < submitted_) {
-                block(t);
-                return false;
-            }
-            if (wake_after_gpu(t)) return true;
-            loop_step_ = LoopStep::done;
-            return true;
+            return loop_drain(t);
         case LoopStep::done:
             return false;
     }
     return false;
+}
+
+// The run's bounds reached: drain the GPU; otherwise take the next batch from the loader.
+bool Model::loop_get_next() {
+    if (submitted_ >= batch_limit_ || now_ >= end_time_) {
+        loop_step_ = LoopStep::drain;
+        trace_.stopped = now_;
+        return true;
+    }
+    return loop_get();
+}
+
+// cudaEventQuery on the slot's last batch, once every slot has been used.
+bool Model::loop_retire_call(HostThread& t) {
+    if (submitted_ >= config_.streams + 1) {
+        t.work(call_ns_);
+        loop_step_ = LoopStep::retire_wait;
+        return true;
+    }
+    plan_batch();
+    loop_step_ = LoopStep::issue_call;
+    return true;
+}
+
+// Waits (a `sync` span) for the slot's old batch to be done on the GPU, then lets go of its buffer.
+bool Model::loop_retire_wait(HostThread& t) {
+    if (t.busy(now_)) return false;
+    const BatchState& old = batch(submitted_ - (config_.streams + 1));
+    if (old.gpu_done < 0) {
+        open_span(LoopState::sync);
+        block(t);
+        return false;
+    }
+    if (wake_after_gpu(t)) return true;
+    close_span();
+    t.phase = HostThread::Phase::idle;
+    pool_held_downstream().release();
+    plan_batch();
+    loop_step_ = LoopStep::issue_call;
+    return true;
+}
+
+// The call that issues the batch's next op (a blocking or pageable copy opens a span for its wait).
+bool Model::loop_issue_call(HostThread& t) {
+    if (t.busy(now_)) return false;
+    if (plan_at_ >= plan_.size()) {
+        loop_step_ = LoopStep::record;
+        return true;
+    }
+    const Issue& issue = plan_[plan_at_];
+    const bool host_pinned = issue.kind == OpKind::h2d ? config_.pin_memory : result_pinned_;
+    const bool copy = issue.kind != OpKind::kernel;
+    if (copy && (!config_.non_blocking || !host_pinned))
+        open_span(host_pinned ? LoopState::sync : LoopState::staging);
+    t.work(call_ns_);
+    loop_step_ = LoopStep::issue_wait;
+    return true;
+}
+
+// The call is over: the op goes to its stream. A kernel or a non-blocking pinned copy lets the thread go
+// at once; a pageable copy is staged by this thread once it starts; a blocking copy waits to be done.
+bool Model::loop_issue_wait(HostThread& t) {
+    if (t.busy(now_)) return false;
+    if (t.phase == HostThread::Phase::working) {
+        const Issue& issue = plan_[plan_at_];
+        GpuOp op;
+        op.kind = issue.kind;
+        op.bytes = issue.bytes;
+        op.duration = issue.duration;
+        op.batch = current_;
+        op.pinned = issue.kind == OpKind::h2d ? config_.pin_memory : result_pinned_;
+        op.staging = issue.kind != OpKind::kernel && !op.pinned;
+        pending_op_ = gpu_.enqueue(issue.stream, op);
+        if (op.kind == OpKind::kernel || (op.pinned && config_.non_blocking)) {
+            t.phase = HostThread::Phase::idle;
+            ++plan_at_;
+            loop_step_ = LoopStep::issue_call;
+        } else {
+            block(t);
+        }
+        return true;
+    }
+    const GpuOp& op = gpu_.op(pending_op_);
+    if (op.kind != OpKind::kernel && !op.pinned) {
+        if (!gpu_.started(pending_op_)) return false;
+        if (wake_after_gpu(t)) return true;
+        const ByteRateCurve& rate =
+            op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
+        t.work(op.bytes / rate.at(op.bytes), bus_use(host_.memcpy_share_of_two, op.bytes));
+        loop_step_ = LoopStep::stage;
+        return true;
+    }
+    if (op.kind != OpKind::kernel && !config_.non_blocking && !gpu_.done(pending_op_)) return false;
+    return op_call_over(t);
+}
+
+// The pageable copy's staging is done on the host; the thread waits for the copy's tail.
+bool Model::loop_stage(HostThread& t) {
+    if (t.busy(now_)) return false;
+    GpuOp& op = gpu_.op(pending_op_);
+    if (!gpu_.done(pending_op_)) op.staging = false;
+    block(t);
+    loop_step_ = LoopStep::tail;
+    return true;
+}
+
+// A staged copy lets its caller go when it is done, or (non_blocking H2D) when only its tail still moves.
+bool Model::loop_tail(HostThread& t) {
+    const GpuOp& op = gpu_.op(pending_op_);
+    const bool let_go = gpu_.done(pending_op_) || (config_.non_blocking && op.kind == OpKind::h2d &&
+                                                   op.remaining <= tail_bytes_ + op.rate * 0.5);
+    if (!let_go) return false;
+    return op_call_over(t);
+}
+
+// An event recorded per stream the batch used; then the batch counts as submitted.
+bool Model::loop_record(HostThread& t) {
+    if (t.busy(now_)) return false;
+    if (records_left_-- > 0) {
+        t.work(call_ns_);
+        return true;
+    }
+    t.phase = HostThread::Phase::idle;
+    ++submitted_;
+    loop_step_ = LoopStep::get;
+    return true;
+}
+
+// At the end: waits for every submitted batch to be done on the GPU.
+bool Model::loop_drain(HostThread& t) {
+    if (t.busy(now_)) return false;
+    while (drain_next_ < submitted_ && batch(drain_next_).gpu_done >= 0) ++drain_next_;
+    if (drain_next_ < submitted_) {
+        block(t);
+        return false;
+    }
+    if (wake_after_gpu(t)) return true;
+    loop_step_ = LoopStep::done;
+    return true;
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/trace/clock.h"
+#include "core/units/time_ns.h"
 
 namespace pinscope {
 

@@ -3,6 +3,7 @@
 # - headers under app/gui/ and core/pipeline/ pull in no core/device/cuda/ header, directly or through
 #   the headers they include (only the device factory's .cpp may);
 # - the desktop app's model (app/gui/model/) includes nothing from the command line (app/cli/);
+# - core/units and core/files include nothing from other core folders;
 # - no string in core/ names a command-line flag: core speaks config keys (num_workers=0), and the
 #   command line turns them into flags.
 # Fails with one line per broken rule.
@@ -73,6 +74,18 @@ foreach(file ${model_files})
     foreach(h ${reached})
         if(h MATCHES "^app/cli/")
             list(APPEND broken "${file} (the app's model) pulls in ${h}, from the command line")
+        endif()
+    endforeach()
+endforeach()
+
+# The floor: core/units and core/files are used by every layer and use none.
+file(GLOB_RECURSE floor_files RELATIVE "${ROOT}" "${ROOT}/core/units/*" "${ROOT}/core/files/*")
+foreach(file ${floor_files})
+    string(REGEX REPLACE "^(core/[a-z]+)/.*$" "\\1" room "${file}")
+    direct_includes("${file}" next)
+    foreach(h ${next})
+        if(h MATCHES "^core/" AND NOT h MATCHES "^${room}/")
+            list(APPEND broken "${file} includes ${h}: ${room} is a floor every layer stands on")
         endif()
     endforeach()
 endforeach()
