@@ -73,12 +73,24 @@ inline double solo_copy_rate(const Calibration& calibration, Work direction, Hos
     return std::max(bytes, 1.0) / (seconds * 1e9);
 }
 
-// The rate each copy that is moving bytes gets, given each one's direction and solo rate: `for_each` calls
-// its argument with every such copy, which has fields `solo_rate` and `rate`; `is_h2d(copy)` says its
-// direction. `bidir_bytes_per_ns` is the calibration's both-directions total (GB/s is bytes/ns), slowed by
-// the same time scale as the solo rates.
-template <class ForEachCopy, class IsH2d>
-void share_links(ForEachCopy&& for_each, IsH2d&& is_h2d, double bidir_bytes_per_ns) {
+// The rate each copy that is moving bytes gets, given each one's direction and solo rate.
+// `for_each_head` calls its argument with the op at the head of every stream that has one; an op has
+// fields `running`, `remaining` (bytes), `solo_rate` and `rate`, and `is_kernel(op)` / `is_h2d(op)` say
+// what it is. Running copies with bytes left share the links; a copy whose bytes have all moved (a
+// pageable one may still be staging) gets rate 0. `bidir_bytes_per_ns` is the calibration's
+// both-directions total (GB/s is bytes/ns), slowed by the same time scale as the solo rates.
+template <class ForEachHead, class IsKernel, class IsH2d>
+void share_links(ForEachHead&& for_each_head, IsKernel&& is_kernel, IsH2d&& is_h2d,
+                 double bidir_bytes_per_ns) {
+    const auto for_each = [&](auto&& visit) {
+        for_each_head([&](auto& op) {
+            if (!op.running || is_kernel(op)) return;
+            if (op.remaining <= 0)
+                op.rate = 0;
+            else
+                visit(op);
+        });
+    };
     double demand[2] = {0, 0}, capacity[2] = {0, 0};
     for_each([&](const auto& copy) {
         const int d = is_h2d(copy) ? 0 : 1;

@@ -74,20 +74,13 @@ bool ModelGpu::start_ready(double now) {
 }
 
 void ModelGpu::update_rates() {
-    const auto for_each_moving = [&](auto&& visit) {
-        for (Stream& s : streams_) {
-            if (s.head >= static_cast<int>(s.ops.size())) continue;
-            GpuOp& op = s.ops[s.head];
-            if (!op.running || op.kind == OpKind::kernel) continue;
-            if (op.remaining <= 0)
-                op.rate = 0;
-            else
-                visit(op);
-        }
+    const auto for_each_head = [&](auto&& visit) {
+        for (Stream& s : streams_)
+            if (s.head < static_cast<int>(s.ops.size())) visit(s.ops[s.head]);
     };
     engine_rules::share_links(
-        for_each_moving, [](const GpuOp& op) { return op.kind == OpKind::h2d; },
-        calibration_.bidir_total_gbps);
+        for_each_head, [](const GpuOp& op) { return op.kind == OpKind::kernel; },
+        [](const GpuOp& op) { return op.kind == OpKind::h2d; }, calibration_.bidir_total_gbps);
 }
 
 double ModelGpu::next_completion(double now) const {

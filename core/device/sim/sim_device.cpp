@@ -503,22 +503,15 @@ void SimDevice::start_ready_ops() {
     }
 }
 
-// The running copies share the links as engine_rules.h says; a copy whose bytes have all moved (a
-// pageable one may still be staging) gets no rate.
+// The running copies share the links as engine_rules.h says.
 void SimDevice::update_rates() {
-    const auto for_each_moving = [&](auto&& visit) {
-        for (auto& [handle, s] : streams_) {
-            if (s.queue.empty()) continue;
-            Op& op = s.queue.front();
-            if (!op.running || op.kind == OpKind::kernel) continue;
-            if (op.remaining <= 0)
-                op.rate = 0;
-            else
-                visit(op);
-        }
+    const auto for_each_head = [&](auto&& visit) {
+        for (auto& [handle, s] : streams_)
+            if (!s.queue.empty()) visit(s.queue.front());
     };
     engine_rules::share_links(
-        for_each_moving, [](const Op& op) { return op.kind == OpKind::h2d; },
+        for_each_head, [](const Op& op) { return op.kind == OpKind::kernel; },
+        [](const Op& op) { return op.kind == OpKind::h2d; },
         calibration_.bidir_total_gbps / time_scale_);  // GB/s == bytes/ns
 }
 
