@@ -3,7 +3,7 @@
 #   make test   checks the layout (clang-format), then builds and runs every test: Release, then
 #               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
 #               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration,
-#               lesson, preset, font; clang)
+#               lesson, preset, font, image; clang)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -65,9 +65,9 @@ test-tsan: deps
 # Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, so a run does not grow
 # them; any crash, sanitizer report, leak, timeout or out-of-memory fails, and leaves its input as
 # build-fuzz/fuzz_NAME-crash-* (or -leak-, -timeout-, -oom-). libFuzzer needs clang. Every file format
-# the program reads has one: captures, configs, calibrations, lessons, presets, and fonts (whose seed,
+# the program reads has one: captures, configs, calibrations, lessons, presets, images, and fonts (whose seed,
 # DejaVu Sans from fonts-dejavu-core, is copied from the system, and which take inputs up to 1 MiB).
-FUZZERS = capture config calibration lesson preset font
+FUZZERS = capture config calibration lesson preset font image
 FUZZ_SECONDS ?= 60
 FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 test-fuzz: deps

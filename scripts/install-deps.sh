@@ -8,6 +8,7 @@ packages=(
     clang-format                                   # the layout check of `make test`
     nlohmann-json3-dev libcli11-dev libfmt-dev     # core and command line
     libzstd-dev                                    # compressed captures
+    libturbojpeg0-dev libpng-dev                   # real images on the workers (dataset=folder:PATH)
     doctest-dev                                    # tests
     clang-14 libclang-rt-14-dev                    # the fuzzers of `make test-fuzz` (libFuzzer)
     libimgui-dev libglfw3-dev libgl-dev libfreetype-dev libstb-dev fonts-dejavu-core  # desktop app

@@ -30,6 +30,8 @@ inline nlohmann::json non_default_value(const Knob& knob) {
         case KnobType::shape:
             return "3x32x32";
         case KnobType::text:
+            // dataset: a folder the command line can list (the image fuzzer's committed seeds)
+            if (knob.key == "dataset") return "folder:" PINSCOPE_TEST_IMAGES;
             return "custom-calibration.json";
     }
     return nullptr;

@@ -9,6 +9,7 @@
 #include "core/config/config_json.h"
 #include "core/config/knobs.h"
 #include "core/config/validate.h"
+#include "core/pipeline/image_folder_dataset.h"
 
 namespace pinscope {
 namespace {
@@ -102,6 +103,15 @@ PipelineConfig ConfigOptions::resolve() const {
         const ConfigIssue& issue = validation.errors.front();
         throw UsageError(
             fmt::format("{} {}: {}", flag_for(issue.option), issue.value, cli_words(issue.message)));
+    }
+    if (const std::optional<std::string> folder = c.image_folder()) {
+        try {
+            list_image_folder(*folder);  // a folder that is not there or holds no images: before the run
+        } catch (const std::invalid_argument& e) {
+            // "dataset folder:X: no such folder", in the command line's words
+            throw UsageError(flag_for("dataset") +
+                             std::string(e.what()).substr(std::string_view("dataset").size()));
+        }
     }
     return c;
 }

@@ -9,6 +9,7 @@
 #include "app/cli/usage_error.h"
 #include "core/config/config_json.h"
 #include "core/io/metrics_json.h"
+#include "core/model/folder_sample_cost.h"
 #include "core/model/predict.h"
 #include "core/units/units.h"
 
@@ -47,7 +48,15 @@ Command add_predict_command(CLI::App& app) {
                 if (config.device == DeviceChoice::cuda)
                     throw UsageError("predict models the simulated GPU; leave out --device cuda");
                 const Calibration calibration = opening_device([&] { return calibration_for(config); });
-                const Metrics metrics = predict(config, calibration, this_host_rates());
+                // An image folder: a sample of its files is decoded here first, and what it cost is modelled.
+                const double sample_us = folder_sample_us(config);
+                if (sample_us > 0 && !*json)
+                    fmt::print(stderr,
+                               "pinscope predict: a sample of {} costs {:.0f} us here (read, decode, crop), "
+                               "measured on up to 32 of its files\n",
+                               printable(config.dataset), sample_us);
+                const Metrics metrics =
+                    predict(with_measured_sample_cost(config), calibration, this_host_rates());
                 if (*json) {
                     nlohmann::json j = metrics_json(metrics);
                     j["config"] = config_to_json(config);

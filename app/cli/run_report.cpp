@@ -28,6 +28,11 @@ nlohmann::json report_json(const RunReport& r) {
                         {"writer_version", r.capture->writer_version},
                         {"spans", r.capture->spans},
                         {"file_bytes", r.capture->file_bytes}};
+    if (r.status.dataset.decoded || r.status.dataset.skipped)
+        j["images"] = {{"decoded", r.status.dataset.decoded},
+                       {"skipped", r.status.dataset.skipped},
+                       {"decode_p50_us", r.status.dataset.decode_p50_us},
+                       {"decode_p99_us", r.status.dataset.decode_p99_us}};
     if (r.gpu_trace)
         j["gpu_trace"] = {{"method", r.gpu_trace->method},   {"cupti", r.gpu_trace->cupti},
                           {"spans", r.gpu_trace->spans},     {"dropped", r.gpu_trace->dropped},
@@ -46,7 +51,9 @@ void print_config(const PipelineConfig& c, const Row& row) {
     row("pin_memory", c.pin_memory ? fmt::format("true ({})", to_string(c.pin_mode)) : "false");
     row("non_blocking", c.non_blocking ? "true" : "false");
     row("in_order", c.in_order ? "true" : "false");
-    row("batch", fmt::format("{} x {} uint8 -> float32 ({})", c.batch_size, c.sample_shape.to_string(),
+    if (c.image_folder()) row("dataset", printable(c.dataset));
+    row("batch", fmt::format("{} x {} {} -> float32 ({})", c.batch_size, c.sample_shape.to_string(),
+                             c.image_folder() ? "images" : "uint8",
                              format_bytes(static_cast<double>(c.batch_bytes()))));
     row("per sample", fmt::format("decode {} us, io {} us", c.decode_us, c.io_us));
     row("per batch on GPU",
@@ -100,6 +107,13 @@ void print_report(std::ostream& out, const RunReport& r) {
             fmt::format("{:>10.1f} / {:<10.1f} ({} spans)", l.p50_us, l.p99_us, l.count));
     row("batch end to end",
         fmt::format("{:>10.1f} / {:<10.1f}", m.batch_latency.p50_us, m.batch_latency.p99_us));
+    const DatasetReport& images = r.status.dataset;
+    if (images.decoded || images.skipped)
+        row("decode per sample",
+            fmt::format(
+                "{:>10.1f} / {:<10.1f} ({} images read, decoded and cropped {})", images.decode_p50_us,
+                images.decode_p99_us, images.decoded,
+                r.status.config.num_workers > 0 ? "on the workers" : "inline, on the train loop's thread"));
     if (r.gpu_trace)
         fmt::print(out, "GPU spans: {}; {} recorded, {} dropped, {} untimed, {} without a batch id\n",
                    cli_words(r.gpu_trace->method), r.gpu_trace->spans, r.gpu_trace->dropped,
@@ -110,6 +124,9 @@ void print_report(std::ostream& out, const RunReport& r) {
                    "remains\n",
                    r.dropped_spans, r.evicted_spans);
     for (const std::string& w : r.status.warnings) fmt::print(out, "warning: {}\n", cli_words(w));
+    if (images.skipped)
+        fmt::print(out, "warning: {} image files could not be used and were skipped; the first: {}\n",
+                   images.skipped, printable(images.first_skip));
 }
 
 }  // namespace pinscope

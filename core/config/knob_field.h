@@ -73,6 +73,8 @@ void decode(const Knob& knob, const json& value, Choice& field) {
 
 // sample_shape's rule beyond its type: 1 to 4 sizes, each from 1 to 2^20.
 std::optional<std::string> shape_rule(const PipelineConfig& config);
+// `dataset` is "synthetic" or "folder:PATH", and a folder's samples are images (C x H x W, C 1 or 3).
+std::optional<std::string> dataset_rule(const PipelineConfig& config);
 
 template <class T>
 std::span<const std::string_view> choices_of() {

@@ -77,11 +77,24 @@ const Knob kKnobs[] = {
      .access = knob_field<&C::batch_size>()},
 
     // Workload: what each sample and each batch costs.
+    {.key = "dataset",
+     .type = KnobType::text,
+     .group = KnobGroup::workload,
+     .help =
+         "What the workers read. synthetic: generated pixels, whose cost is decode_us and io_us. "
+         "folder:PATH: the JPEG and PNG files in PATH or its class subfolders, decoded, cropped and flipped "
+         "to sample_shape on the workers as torchvision's ImageFolder and RandomResizedCrop would; "
+         "decode_us and io_us add to what they cost.",
+     .type_name = "synthetic|folder:PATH",
+     .rule = &knob_codec::dataset_rule,
+     .access = knob_field<&C::dataset>()},
     {.key = "sample_shape",
      .type = KnobType::shape,
      .group = KnobGroup::workload,
-     .help = "Each sample is a uint8 image of this shape, converted to float32 while collating: a batch is "
-             "batch_size * elements * 4 bytes.",
+     .help =
+         "Each sample is an image of this shape, float32 after collating: a batch is batch_size * elements * "
+         "4 bytes. Synthetic samples are uint8 pixels of this shape; a folder's images are cropped to it "
+         "(CxHxW, C 1 or 3).",
      .type_name = "CxHxW",
      .rule = &knob_codec::shape_rule,
      .access = knob_field<&C::sample_shape>()},

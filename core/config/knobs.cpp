@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/config/knob_field.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 namespace knob_codec {
@@ -112,6 +113,21 @@ std::optional<std::string> shape_rule(const PipelineConfig& c) {
     for (int64_t d : c.sample_shape.dims) ok = ok && d >= 1 && d <= (1 << 20);
     if (ok) return std::nullopt;
     return fmt::format("sample_shape {}.", kShapeProblem);
+}
+
+std::optional<std::string> dataset_rule(const PipelineConfig& c) {
+    if (c.dataset == "synthetic") return std::nullopt;
+    if (!c.image_folder())
+        return fmt::format(
+            "dataset should be synthetic or folder:PATH, not \"{}\"; use folder: and a folder of "
+            "JPEG or PNG files.",
+            printable(c.dataset));
+    const std::vector<int64_t>& dims = c.sample_shape.dims;
+    if (dims.size() != 3 || (dims[0] != 1 && dims[0] != 3))
+        return fmt::format(
+            "dataset {} needs sample_shape CxHxW with 1 or 3 channels, not {}; use e.g. 3x224x224.",
+            printable(c.dataset), c.sample_shape.to_string());
+    return std::nullopt;
 }
 
 }  // namespace knob_codec

@@ -23,6 +23,13 @@ std::string SampleShape::to_string() const {
     return text;
 }
 
+std::optional<std::string> PipelineConfig::image_folder() const {
+    constexpr std::string_view kFolder = "folder:";
+    if (dataset.size() <= kFolder.size() || dataset.compare(0, kFolder.size(), kFolder) != 0)
+        return std::nullopt;
+    return dataset.substr(kFolder.size());
+}
+
 int PipelineConfig::effective_prefetch_factor() const {
     if (num_workers <= 0) return 0;
     return prefetch_factor.value_or(kDefaultPrefetchFactor);

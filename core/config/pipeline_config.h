@@ -44,6 +44,7 @@ struct PipelineConfig {
     int batch_size = 64;
 
     // Workload
+    std::string dataset = "synthetic";  // or "folder:PATH": real images decoded on the workers
     SampleShape sample_shape;
     double decode_us = 0;
     double io_us = 0;
@@ -75,6 +76,8 @@ struct PipelineConfig {
     // What PyTorch would use: the set value, else 2 with workers, else 0 (no prefetch inline).
     int effective_prefetch_factor() const;
     int64_t sample_bytes() const { return sample_shape.elements() * 4; }
+    // For dataset=folder:PATH, PATH; otherwise nullopt.
+    std::optional<std::string> image_folder() const;
     int64_t batch_bytes() const { return sample_bytes() * batch_size; }
     int max_outstanding() const { return effective_prefetch_factor() * num_workers; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/model/folder_sample_cost.h"
 #include "core/model/pipeline_model.h"
 
 namespace pinscope {
@@ -176,7 +177,8 @@ Metrics predict(const PipelineConfig& config, const Calibration& calibration, co
 }
 
 Metrics predict(const PipelineConfig& config) {
-    return predict(config, calibration_for(config), this_host_rates());
+    // An image folder's samples cost what decoding its files costs here: measured, then modelled as CPU work.
+    return predict(with_measured_sample_cost(config), calibration_for(config), this_host_rates());
 }
 
 std::optional<Metrics> predict_if_modelled(const PipelineConfig& config) {
@@ -184,6 +186,8 @@ std::optional<Metrics> predict_if_modelled(const PipelineConfig& config) {
     try {
         return predict(config);
     } catch (const CalibrationError&) {
+        return std::nullopt;
+    } catch (const std::invalid_argument&) {  // an image folder that cannot be used: the run says why
         return std::nullopt;
     }
 }

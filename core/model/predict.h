@@ -15,7 +15,8 @@ namespace pinscope {
 
 Metrics predict(const PipelineConfig& config, const Calibration& calibration, const HostRates& host);
 // With the config's calibration (the built-in one, or its file, with its copy_engines) and this host's
-// measured rates. Throws CalibrationError for a calibration file that cannot be read.
+// measured rates; for dataset=folder:PATH, a sample's cost measured on the folder's files
+// (folder_sample_cost.h). Throws CalibrationError for a calibration file that cannot be read.
 Metrics predict(const PipelineConfig& config);
 
 // predict(config) where the model applies: nullopt for a config on a real GPU (device cuda) or with a

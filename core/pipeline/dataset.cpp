@@ -49,22 +49,6 @@ void convert_plane(const uint8_t* s, float* d, int64_t n, float scale, float bia
     for (; i < n; ++i) d[i] = static_cast<float>(s[i]) * scale + bias;  // vectorises
 }
 
-void spin_for(double us, const std::atomic<bool>& stop) {
-    const TimeNs end = now_ns() + us_to_ns(us);
-    while (now_ns() < end && !stop.load(std::memory_order_relaxed)) {
-    }
-}
-
-void wait_for(double us, const std::atomic<bool>& stop) {
-    constexpr TimeNs kSlice = 10 * kNsPerMs;  // long waits are sliced so a stop is noticed soon
-    TimeNs left = us_to_ns(us);
-    while (left > 0 && !stop.load(std::memory_order_relaxed)) {
-        const TimeNs step = std::min(left, kSlice);
-        sleep_for_ns(step);
-        left -= step;
-    }
-}
-
 // The pixel pool depends only on its size and seed. A reconfigured pipeline builds a new dataset each
 // time (a slider drag can do that many times a second), so the last pool is kept and shared.
 std::shared_ptr<const std::vector<uint8_t>> pixel_pool(size_t bytes, uint64_t seed) {
@@ -85,6 +69,22 @@ std::shared_ptr<const std::vector<uint8_t>> pixel_pool(size_t bytes, uint64_t se
 }
 
 }  // namespace
+
+void spend_cpu_us(double us, const std::atomic<bool>& stop) {
+    const TimeNs end = now_ns() + us_to_ns(us);
+    while (now_ns() < end && !stop.load(std::memory_order_relaxed)) {
+    }
+}
+
+void spend_wait_us(double us, const std::atomic<bool>& stop) {
+    constexpr TimeNs kSlice = 10 * kNsPerMs;  // long waits are sliced so a stop is noticed soon
+    TimeNs left = us_to_ns(us);
+    while (left > 0 && !stop.load(std::memory_order_relaxed)) {
+        const TimeNs step = std::min(left, kSlice);
+        sleep_for_ns(step);
+        left -= step;
+    }
+}
 
 SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
     : elements_(config.sample_shape.elements()),
@@ -139,8 +139,8 @@ void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atom
 void SyntheticImageDataset::fetch_paying(int64_t index, float* out, const std::atomic<bool>& stop) const {
     if (io_us_ > 0 || decode_us_ > 0) {
         const double cost = cost_scale(index);
-        if (io_us_ > 0) wait_for(io_us_ * cost, stop);
-        if (decode_us_ > 0) spin_for(decode_us_ * cost, stop);
+        if (io_us_ > 0) spend_wait_us(io_us_ * cost, stop);
+        if (decode_us_ > 0) spend_cpu_us(decode_us_ * cost, stop);
     }
     StretchedWork slowed(slow_motion_, &stop);
     convert(index, out);

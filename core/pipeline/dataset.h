@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/config/pipeline_config.h"
+#include "core/units/time_ns.h"
 
 namespace pinscope {
 
@@ -25,9 +26,26 @@ class DatasetError : public std::runtime_error {
     std::string type_;
 };
 
+// What a dataset of real files measured: how long each sample's file took to read and decode, and the
+// files it had to skip. Empty for the synthetic dataset, whose costs are the config's.
+struct DatasetReport {
+    int64_t decoded = 0;     // samples decoded from a file
+    int64_t skipped = 0;     // files that could not be read or decoded, skipped
+    std::string first_skip;  // "FILE: what is wrong", of the first skipped
+    // Per decoded sample: read, decode, crop and convert (the last million samples when there are more).
+    double decode_p50_us = 0, decode_p99_us = 0;
+};
+
+// CPU work (a spinning core) and waiting (a sleep) of `us` microseconds, cut short by `stop`: what
+// decode_us and io_us cost a sample.
+void spend_cpu_us(double us, const std::atomic<bool>& stop);
+void spend_wait_us(double us, const std::atomic<bool>& stop);
+
 class Dataset {
   public:
     virtual ~Dataset() = default;
+    // Measured per-sample costs, for a dataset of real files (thread-safe; any time).
+    virtual DatasetReport report() const { return {}; }
     virtual int64_t sample_bytes() const = 0;
     // Writes sample `index` into `out` (sample_bytes() bytes). Returns early, leaving `out` unspecified,
     // once `stop` is set, so a pipeline can shut down without finishing a slow batch.

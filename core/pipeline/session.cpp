@@ -43,6 +43,7 @@ Session::Session(PipelineConfig config, SessionParts parts)
       pinned_gauge_(*parts_.trace, CounterKind::pinned_bytes),
       config_(std::move(config)) {
     status_.warnings = describe_all(validate_or_throw(config_).warnings);
+    parts_.dataset(config_);  // a dataset that cannot be made (no such folder) is refused now, not mid-run
     DeviceSelection selection = parts_.device(config_, *parts_.trace);
     device_ = std::move(selection.device);
     status_.device = device_->info();
@@ -84,6 +85,7 @@ void Session::cut_everything_locked() {
 
 void Session::reconfigure(const PipelineConfig& config) {
     Validation validation = validate_or_throw(config);
+    parts_.dataset(config);  // throws, as the constructor does, for a dataset that cannot be made
     std::lock_guard lock(mutex_);
     pending_ = config;
     status_.warnings = describe_all(validation.warnings);
@@ -257,6 +259,8 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         ++batches_;
     }
     next_batch_id_ += loader.dispatched();
+    std::lock_guard lock(mutex_);
+    status_.dataset = dataset->report();
 }
 
 }  // namespace pinscope

@@ -19,6 +19,7 @@
 #include "core/config/pipeline_config.h"
 #include "core/device/device.h"
 #include "core/device/gpu_trace_report.h"
+#include "core/pipeline/dataset.h"
 #include "core/pipeline/pipeline_thread.h"
 #include "core/pipeline/session_parts.h"
 #include "core/trace/trace.h"
@@ -40,6 +41,7 @@ struct SessionStatus {
     std::string device_why;             // why this device was chosen
     std::string error;                  // set when state == failed
     std::vector<std::string> warnings;  // from validation, e.g. more workers than cores
+    DatasetReport dataset;  // a folder of images: decode times, files skipped (at each pipeline's end)
 };
 
 class Session {

@@ -23,8 +23,13 @@ struct SessionParts {
     std::function<DeviceSelection(const PipelineConfig& config, Trace& trace)> device;
 };
 
-// The dataset `config` asks for: today the synthetic one (SyntheticImageDataset).
-std::unique_ptr<Dataset> make_dataset(const PipelineConfig& config);
+class ImageFolderTally;
+
+// The dataset `config` asks for: SyntheticImageDataset, or for dataset=folder:PATH an ImageFolderDataset
+// counting into `tally` (a fresh one when null). Throws std::invalid_argument for a folder that cannot be
+// used (none there, no images in it) or a sample_shape images cannot take.
+std::unique_ptr<Dataset> make_dataset(const PipelineConfig& config,
+                                      std::shared_ptr<ImageFolderTally> tally = nullptr);
 
 // A fresh trace, make_dataset() and make_device(): what `Session(config)` is built from.
 SessionParts session_parts();
