@@ -200,10 +200,16 @@ TEST_CASE("a session on a folder decodes on its workers, and skips and counts th
     // The decoding is the workers' fetch: their lanes hold every fetch span, the train loop's none.
     TraceStore store;
     session.trace().collect(store);
-    int64_t worker_fetches = 0, main_fetches = 0;
+    // Each names the file its batch starts with ("img00016.jpg +7"), as the timeline and the trace show it.
+    int64_t worker_fetches = 0, main_fetches = 0, named = 0;
     for (const LaneInfo& lane : store.lanes())
         for (const Span& s : store.spans(lane.id))
-            if (s.kind == SpanKind::fetch) (lane.kind == LaneKind::worker ? worker_fetches : main_fetches)++;
+            if (s.kind == SpanKind::fetch) {
+                (lane.kind == LaneKind::worker ? worker_fetches : main_fetches)++;
+                const std::string_view name = store.name(s.name);
+                named += name.starts_with("img000") && name.ends_with(".jpg +7");
+            }
+    CHECK(named == worker_fetches);
     CHECK(worker_fetches >= 12);
     CHECK(status.dataset.decoded <= worker_fetches * config.batch_size);
     CHECK(main_fetches == 0);

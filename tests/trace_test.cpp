@@ -364,3 +364,35 @@ TEST_CASE("extract copies the spans touching a window and the levels it saw") {
     CHECK(copy.counters(CounterKind::pinned_bytes).size() == 1);
     CHECK(copy.level_at(CounterKind::pinned_bytes, 300) == 5);
 }
+
+TEST_CASE("names interned while recording reach the store with the spans that carry them") {
+    Trace trace;
+    TraceStore store;
+    const LaneId lane = trace.lanes().lane(LaneKind::worker, 0);
+    const std::shared_ptr<Recorder> recorder = trace.make_recorder();
+    CHECK(trace.intern("") == kNoName);
+    const uint32_t a = trace.intern("a.jpg +7");
+    CHECK(trace.intern("a.jpg +7") == a);
+    // The store already holds a name of its own: the trace's ids are translated, not assumed equal.
+    const uint32_t other = store.intern("from elsewhere");
+    Span span;
+    span.lane = lane;
+    span.kind = SpanKind::fetch;
+    span.start = 10, span.end = 20;
+    span.name = a;
+    recorder->span(span);
+    trace.collect(store);
+    span.start = 30, span.end = 40;
+    span.name = trace.intern("b.png +7");  // made after the first collection
+    recorder->span(span);
+    span.start = 50, span.end = 60;
+    span.name = kNoName;
+    recorder->span(span);
+    trace.collect(store);
+    const std::span<const Span> spans = store.spans(lane);
+    REQUIRE(spans.size() == 3);
+    CHECK(store.name(spans[0].name) == "a.jpg +7");
+    CHECK(store.name(spans[1].name) == "b.png +7");
+    CHECK(spans[2].name == kNoName);
+    CHECK(store.name(other) == "from elsewhere");
+}

@@ -18,11 +18,27 @@ bool is_copy(SpanKind kind) {
     return kind == SpanKind::h2d || kind == SpanKind::d2h;
 }
 
-// A label inside a box when it fits: the kind and batch for a span, the count for a fold.
-std::string box_label(const LaneDrawItem& item, const Span& span, float width, float char_width) {
+// `text` cut to at most `bytes` bytes, ending in "..." when cut, never inside a UTF-8 character.
+std::string elided(std::string_view text, size_t bytes) {
+    if (text.size() <= bytes) return std::string(text);
+    if (bytes < 4) return {};
+    size_t keep = bytes - 3;
+    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+    return std::string(text.substr(0, keep)) + "...";
+}
+
+// A label inside a box when it fits: the kind and batch for a span, then its name (such as the file a
+// worker read), elided to fit, or else its bytes; the count for a fold.
+std::string box_label(const LaneDrawItem& item, const Span& span, std::string_view name, float width,
+                      float char_width) {
     if (item.folded()) return fmt::format("{} \xC2\xB7 {:.0f}%", item.count, 100 * item.occupancy);
     std::string text = std::string(span_kind_name(span.kind));
     if (span.batch != kNoBatch) text += fmt::format(" #{}", span.batch);
+    const float room = width / char_width - static_cast<float>(text.size()) - 6;  // " · " (4 bytes), a margin
+    if (!name.empty()) {
+        if (room >= 8) text += " \xC2\xB7 " + elided(name, static_cast<size_t>(room));
+        return text;
+    }
     if (span.bytes && static_cast<float>(text.size() + 10) * char_width < width)
         text += fmt::format(" {}", format_bytes(double(span.bytes)));
     return text;
@@ -115,7 +131,8 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
         // Labels start where the box becomes visible, so a span that began before the view keeps its name.
         const float text_x = std::max(x0, frame.canvas_left);
         if (x1 - text_x > char_width * 3) {
-            const std::string label = box_label(item, span, x1 - text_x, char_width);
+            const std::string_view name = span.name != kNoName ? frame.store_of(other_).name(span.name) : "";
+            const std::string label = box_label(item, span, name, x1 - text_x, char_width);
             if (static_cast<float>(label.size()) * char_width + 6 < x1 - text_x) {
                 const float y = top + (frame.row_height - ImGui::GetFontSize()) * 0.5f;
                 frame.draw->AddText(ImVec2(text_x + 3, y), text, label.c_str());

@@ -409,6 +409,7 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
     ImGui::Text("%s", std::string(span_kind_name(s.kind)).c_str());
     ImGui::Separator();
     if (s.batch != kNoBatch) ImGui::Text("batch     %lld", static_cast<long long>(s.batch));
+    if (s.name != kNoName) ImGui::Text("name      %s", std::string(store.name(s.name)).c_str());
     ImGui::Text("thread    %s", thread.c_str());
     ImGui::Text("duration  %s", format_duration(s.duration()).c_str());
     if (s.bytes) {

@@ -46,6 +46,9 @@ class Dataset {
     virtual ~Dataset() = default;
     // Measured per-sample costs, for a dataset of real files (thread-safe; any time).
     virtual DatasetReport report() const { return {}; }
+    // What the timeline calls a batch of `count` samples from `first`: for files, the first one's name
+    // ("img00012.jpg +31"); empty where the kind and batch id say it all (the synthetic dataset).
+    virtual std::string batch_name(int64_t /*first*/, int /*count*/) const { return {}; }
     virtual int64_t sample_bytes() const = 0;
     // Writes sample `index` into `out` (sample_bytes() bytes). Returns early, leaving `out` unspecified,
     // once `stop` is set, so a pipeline can shut down without finishing a slow batch.

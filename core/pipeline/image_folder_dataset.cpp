@@ -149,6 +149,13 @@ bool ImageFolderDataset::load(size_t file, int64_t index, float* out) const {
     return true;
 }
 
+std::string ImageFolderDataset::batch_name(int64_t first, int count) const {
+    const std::string& path = listing_->files[static_cast<size_t>(first) % listing_->files.size()];
+    std::string name = fs::path(path).filename().string();
+    if (count > 1) name += fmt::format(" +{}", count - 1);
+    return name;
+}
+
 void ImageFolderDataset::fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const {
     if (io_us_ > 0) spend_wait_us(io_us_, stop);
     if (decode_us_ > 0) spend_cpu_us(decode_us_, stop);

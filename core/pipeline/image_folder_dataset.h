@@ -50,6 +50,7 @@ class ImageFolderDataset final : public Dataset {
     int64_t sample_bytes() const override { return static_cast<int64_t>(channels_) * height_ * width_ * 4; }
     void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override;
     DatasetReport report() const override { return tally_->report(); }
+    std::string batch_name(int64_t first, int count) const override;
 
   private:
     // Reads, decodes and crops file `file` into `out`; false (counted) when it cannot be used.

@@ -20,6 +20,8 @@ bool DataLoader::fill(LoadedBatch& batch, int64_t first_sample, Recorder& record
     }
     span.set_bytes(static_cast<uint64_t>(config_.batch_bytes()));
     span.set_memory(lease.memory());
+    if (const std::string name = context_.dataset.batch_name(first_sample, config_.batch_size); !name.empty())
+        span.set_name(context_.trace.intern(name));
     const int64_t sample_bytes = context_.dataset.sample_bytes();
     for (int k = 0; k < config_.batch_size; ++k) {
         context_.dataset.fetch(first_sample + k, lease.data() + k * sample_bytes, stop_);

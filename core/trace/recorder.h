@@ -105,6 +105,7 @@ class ScopedSpan {
     void set_batch(int64_t batch) { span_.batch = batch; }
     void set_bytes(uint64_t bytes) { span_.bytes = bytes; }
     void set_memory(HostMemory memory) { span_.memory = memory; }
+    void set_name(uint32_t name) { span_.name = name & kMaxNameId; }  // an id from Trace::intern
     // The run ended before the work did (Span::cut).
     void mark_cut() { span_.cut = 1; }
 

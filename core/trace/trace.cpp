@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <stdexcept>
 
 namespace pinscope {
 
@@ -11,6 +12,15 @@ std::shared_ptr<Recorder> Trace::make_recorder() {
     std::lock_guard lock(mutex_);
     recorders_.push_back(recorder);
     return recorder;
+}
+
+uint32_t Trace::intern(std::string_view name) {
+    if (name.empty()) return kNoName;
+    std::lock_guard lock(names_mutex_);
+    if (names_.size() > kMaxNameId) throw std::length_error("a trace holds at most 2^31 span names");
+    auto [at, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
+    if (added) names_.push_back(at->first);
+    return at->second;
 }
 
 Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
@@ -25,10 +35,22 @@ Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
         lanes_handed_over_ = lanes.size();
         store.set_lanes(std::move(lanes));
     }
+    // Names made since the last collection go to the store before the spans that carry them (a name is
+    // interned before its span is recorded, so a span's name is always in names_ by the time it is drained).
+    const auto hand_over_names = [&] {
+        std::lock_guard lock(names_mutex_);
+        for (size_t i = store_name_ids_.size(); i < names_.size(); ++i)
+            store_name_ids_.push_back(store.intern(names_[i]));
+    };
+    hand_over_names();
     Collected collected;
     for (const auto& recorder : recorders)
         recorder->drain(
-            [&](const Span& span) {
+            [&](Span span) {
+                if (span.name != kNoName) {
+                    if (span.name >= store_name_ids_.size()) hand_over_names();
+                    span.name = span.name < store_name_ids_.size() ? store_name_ids_[span.name] : kNoName;
+                }
                 store.add(span);
                 ++collected.spans;
                 const LaneInfo* lane = store.lane_info(span.lane);

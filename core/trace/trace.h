@@ -5,6 +5,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/trace/lanes.h"
@@ -31,6 +34,11 @@ class Trace {
     // the last call. One consumer, one store: a TraceCollector's, or a test's.
     Collected collect(TraceStore& store, TimeNs now = now_ns());
 
+    // A span name's id for Span::name (kNoName for ""): thread-safe, for names made while recording (an
+    // image folder's file names), so call it per batch, not per sample. collect() hands new names to the
+    // store, whose ids for them the spans carry from then on.
+    uint32_t intern(std::string_view name);
+
     // Spans and samples lost because a recorder's ring was full and no consumer was attached.
     uint64_t dropped() const;
 
@@ -44,6 +52,10 @@ class Trace {
     std::vector<std::shared_ptr<Recorder>> recorders_;
     std::atomic<uint64_t> dropped_by_retired_{0};
     size_t lanes_handed_over_ = 0;  // by the consumer's collect(), on the consumer's thread
+    std::mutex names_mutex_;        // guards names_ and name_ids_
+    std::vector<std::string> names_{""};
+    std::unordered_map<std::string, uint32_t> name_ids_;
+    std::vector<uint32_t> store_name_ids_{kNoName};  // names_[i]'s id in the store; the consumer's
 };
 
 // A level shared by several threads (pinned bytes in use): updates are serialised by a mutex, which
