@@ -159,6 +159,8 @@ struct Fixtures {
         write(dir / "lesson-huge.json", lesson_with({{"answer", "\"" + std::string(300'000, 'a') + "\""}}));
         write(dir / "lesson-deep.json",
               lesson_with({{"config", std::string(10'000, '[') + std::string(10'000, ']')}}));
+        fs::create_directories(dir / "broken-images");
+        write(dir / "broken-images" / "a.jpg", "not a jpeg");
     }
 };
 
@@ -332,6 +334,24 @@ TEST_CASE("hostile lessons: a lesson file a teacher got wrong is exit 2 naming t
         {{"lesson", "{dir}/lesson-huge.json"}, 2, "longer than 256 KiB"},
         {{"lesson", "{dir}/lesson-deep.json"}, 2, "nests deeper than 64 levels"},
         {{"lesson", "no-such-lesson"}, 2, "lesson no-such-lesson: no such lesson"},
+    });
+}
+
+TEST_CASE("hostile image folders: a dataset that cannot be read is exit 2 before the run") {
+    check_cases({
+        {{"run", "--device", "sim", "--dataset", "folder:{dir}/no-such"},
+         2,
+         "--dataset folder:{dir}/no-such: no such folder"},
+        {{"run", "--device", "sim", "--dataset", "folder:{dir}/a folder"},
+         2,
+         "holds no .jpg, .jpeg or .png files"},
+        {{"run", "--device", "sim", "--dataset", "imagenet"},
+         2,
+         "dataset should be synthetic or folder:PATH"},
+        {{"run", "--device", "sim", "--dataset", "folder:{dir}/broken-images", "--sample-shape", "4x8x8"},
+         2,
+         "needs sample_shape CxHxW with 1 or 3 channels"},
+        {{"predict", "--dataset", "folder:{dir}/no-such"}, 2, "no such folder"},
     });
 }
 
