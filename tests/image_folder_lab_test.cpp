@@ -14,14 +14,7 @@ using namespace pinscope::testing;
 namespace {
 
 double samples_per_s(const std::filesystem::path& folder, int workers) {
-    PipelineConfig config = on_sim();
-    config.dataset = "folder:" + folder.string();
-    config.sample_shape = *parse_sample_shape("3x224x224");
-    config.batch_size = 16;
-    config.num_workers = workers;
-    config.pin_mode = PinMode::direct;
-    config.kernel_us = 100;
-    config.seconds = 3;
+    const PipelineConfig config = folder_run(folder.string(), workers, 16, 3);
     Session session(config);
     session.start();
     REQUIRE(session.wait(60 * kNsPerS));

@@ -57,19 +57,6 @@ std::vector<uint8_t> jpeg_claiming(uint16_t width, uint16_t height) {
     throw std::runtime_error("no SOF0 marker");
 }
 
-PipelineConfig folder_run(const std::filesystem::path& folder, int workers, double seconds) {
-    PipelineConfig config = on_sim();
-    config.dataset = "folder:" + folder.string();
-    config.sample_shape = *parse_sample_shape("3x224x224");
-    config.batch_size = 8;
-    config.num_workers = workers;
-    config.pin_mode = PinMode::direct;
-    config.kernel_us = 100;
-    config.d2h_bytes = 4096;
-    config.seconds = seconds;
-    return config;
-}
-
 }  // namespace
 
 TEST_CASE("JPEGs (RGB, grey, CMYK) and PNGs (RGB, grey) decode to 8-bit RGB of their size") {
@@ -173,7 +160,7 @@ TEST_CASE(
                          doctest::Contains("holds no .jpg, .jpeg or .png files"), std::invalid_argument);
     CHECK_THROWS_WITH_AS(list_image_folder((scratch.path() / "nowhere").string()),
                          doctest::Contains("no such folder"), std::invalid_argument);
-    PipelineConfig config = folder_run(scratch.path() / "nowhere", 2, 1);
+    PipelineConfig config = folder_run((scratch.path() / "nowhere").string(), 2, 8, 1);
     CHECK_THROWS_WITH_AS(Session{config}, doctest::Contains("no such folder"), std::invalid_argument);
 }
 
@@ -183,7 +170,7 @@ TEST_CASE("a session on a folder decodes on its workers, and skips and counts th
     write_jpeg_folder(folder, 40, 500, 375);
     write_bytes(folder / "img00003.jpg", {0xFF, 0xD8, 0xFF, 0xE0, 0x00});  // cut short
     write_bytes(folder / "img00007.jpg", {'n', 'o', 't', ' ', 'a', 'n', ' ', 'i', 'm', 'a', 'g', 'e'});
-    PipelineConfig config = folder_run(folder, 2, 0);
+    PipelineConfig config = folder_run(folder.string(), 2, 8, 0);
     config.batches = 12;  // 96 samples: every file read at least twice
     Session session(config);
     session.start();
@@ -221,7 +208,7 @@ TEST_CASE("a folder of unreadable files fails the run with PyTorch's words, neve
     std::filesystem::create_directories(folder);
     for (int i = 0; i < 3; ++i)
         write_bytes(folder / ("bad" + std::to_string(i) + ".png"), {0x89, 'P', 'N', 'G'});
-    PipelineConfig config = folder_run(folder, 1, 0);
+    PipelineConfig config = folder_run(folder.string(), 1, 8, 0);
     config.batches = 2;
     Session session(config);
     session.start();

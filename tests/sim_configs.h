@@ -1,5 +1,7 @@
 #pragma once
 // The configs the tests run on the simulated GPU, named for what they are for.
+#include <string>
+
 #include "core/config/pipeline_config.h"
 
 namespace pinscope::testing {
@@ -33,6 +35,21 @@ inline PipelineConfig scripted_loader(int workers) {
     config.sample_shape.dims = {4};
     config.kernel_us = 0;
     config.d2h_bytes = 0;
+    return config;
+}
+
+// Real images from `folder` into 3x224x224 samples, collated straight into pinned memory, a 100 us
+// kernel: the image tests' pipeline, for `seconds` (0: no bound; the caller sets one).
+inline PipelineConfig folder_run(const std::string& folder, int workers, int batch_size, double seconds) {
+    PipelineConfig config = on_sim();
+    config.dataset = "folder:" + folder;
+    config.sample_shape.dims = {3, 224, 224};
+    config.batch_size = batch_size;
+    config.num_workers = workers;
+    config.pin_mode = PinMode::direct;
+    config.kernel_us = 100;
+    config.d2h_bytes = 4096;
+    config.seconds = seconds;
     return config;
 }
 
