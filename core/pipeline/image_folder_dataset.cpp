@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/config/knob_field.h"
 #include "core/images/image_decode.h"
 #include "core/images/resized_crop.h"
 #include "core/trace/clock.h"
@@ -121,12 +122,10 @@ ImageFolderDataset::ImageFolderDataset(const PipelineConfig& config,
       decode_us_(config.decode_us * config.slow_motion),
       io_us_(config.io_us * config.slow_motion),
       seed_(config.seed) {
+    // The knob's own rule (the validator runs it too), for a config that did not come through validate().
+    if (const std::optional<std::string> problem = knob_codec::dataset_rule(config))
+        throw std::invalid_argument(*problem);
     const std::vector<int64_t>& dims = config.sample_shape.dims;
-    if (dims.size() != 3 || (dims[0] != 1 && dims[0] != 3))
-        throw std::invalid_argument(fmt::format(
-            "sample_shape {} does not fit images: use channels x height x width with 1 or 3 channels, e.g. "
-            "3x224x224.",
-            config.sample_shape.to_string()));
     channels_ = static_cast<int>(dims[0]);
     height_ = static_cast<int>(dims[1]);
     width_ = static_cast<int>(dims[2]);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <stdexcept>
 
 namespace pinscope {
 
@@ -17,10 +16,7 @@ std::shared_ptr<Recorder> Trace::make_recorder() {
 uint32_t Trace::intern(std::string_view name) {
     if (name.empty()) return kNoName;
     std::lock_guard lock(names_mutex_);
-    if (names_.size() > kMaxNameId) throw std::length_error("a trace holds at most 2^31 span names");
-    auto [at, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
-    if (added) names_.push_back(at->first);
-    return at->second;
+    return names_.intern(name);
 }
 
 Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
@@ -40,7 +36,7 @@ Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
     const auto hand_over_names = [&] {
         std::lock_guard lock(names_mutex_);
         for (size_t i = store_name_ids_.size(); i < names_.size(); ++i)
-            store_name_ids_.push_back(store.intern(names_[i]));
+            store_name_ids_.push_back(store.intern(names_.name(static_cast<uint32_t>(i))));
     };
     hand_over_names();
     Collected collected;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/trace/lanes.h"
+#include "core/trace/name_table.h"
 #include "core/trace/recorder.h"
 #include "core/trace/trace_store.h"
 
@@ -52,9 +53,8 @@ class Trace {
     std::vector<std::shared_ptr<Recorder>> recorders_;
     std::atomic<uint64_t> dropped_by_retired_{0};
     size_t lanes_handed_over_ = 0;  // by the consumer's collect(), on the consumer's thread
-    std::mutex names_mutex_;        // guards names_ and name_ids_
-    std::vector<std::string> names_{""};
-    std::unordered_map<std::string, uint32_t> name_ids_;
+    std::mutex names_mutex_;        // guards names_
+    NameTable names_;
     std::vector<uint32_t> store_name_ids_{kNoName};  // names_[i]'s id in the store; the consumer's
 };
 

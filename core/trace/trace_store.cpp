@@ -53,14 +53,6 @@ void TraceStore::adopt_lane(LaneId lane, std::vector<Span> spans) {
     if (span_count_ > limits_.max_spans) enforce_limits();
 }
 
-uint32_t TraceStore::intern(std::string_view name) {
-    if (name.empty()) return kNoName;
-    if (names_.size() > kMaxNameId) throw std::length_error("a trace holds at most 2^31 span names");
-    auto [at, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
-    if (added) names_.push_back(at->first);
-    return at->second;
-}
-
 void TraceStore::add(const CounterSample& sample) {
     std::vector<CounterSample>& series = counters_[static_cast<int>(sample.kind)];
     if (series.empty() || series.back().time <= sample.time) {
@@ -144,7 +136,6 @@ TraceStore TraceStore::extract(Interval window) const {
     TraceStore copy(TraceLimits{std::numeric_limits<size_t>::max(), std::numeric_limits<size_t>::max()});
     copy.set_lanes(lanes_);
     copy.names_ = names_;
-    copy.name_ids_ = name_ids_;
     for (const LaneSpans& lane : spans_)
         for (const Span& span : lane.touching(window))
             if (span.end >= window.start) copy.add(span);

@@ -16,6 +16,7 @@
 #include "core/trace/interval.h"
 #include "core/trace/lane_spans.h"
 #include "core/trace/lanes.h"
+#include "core/trace/name_table.h"
 #include "core/trace/span.h"
 
 namespace pinscope {
@@ -47,9 +48,9 @@ class TraceStore {
     void adopt_lane(LaneId lane, std::vector<Span> spans);
 
     // The string table that Span::name indexes; entry kNoName is "".
-    uint32_t intern(std::string_view name);
-    std::string_view name(uint32_t id) const { return id < names_.size() ? names_[id] : std::string_view(); }
-    const std::vector<std::string>& names() const { return names_; }
+    uint32_t intern(std::string_view name) { return names_.intern(name); }
+    std::string_view name(uint32_t id) const { return names_.name(id); }
+    const std::vector<std::string>& names() const { return names_.names(); }
 
     // Every span of a lane, sorted by start. Empty for a lane that recorded nothing.
     std::span<const Span> spans(LaneId lane) const;
@@ -107,8 +108,7 @@ class TraceStore {
     TimeNs latest_ = 0;
     TimeNs latest_span_end_ = 0;
     uint64_t evicted_spans_ = 0;
-    std::vector<std::string> names_{""};
-    std::unordered_map<std::string, uint32_t> name_ids_;
+    NameTable names_;
 };
 
 }  // namespace pinscope
