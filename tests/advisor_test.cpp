@@ -16,10 +16,10 @@ constexpr TimeNs kUs = kNsPerUs;
 
 struct Lanes {
     LaneRegistry registry;
-    LaneId main = registry.lane(LaneKind::main);
-    LaneId worker = registry.lane(LaneKind::worker, 0);
-    LaneId h2d = registry.lane(LaneKind::h2d, 0);
-    LaneId kernel = registry.lane(LaneKind::kernel, 0);
+    LaneId main = registry.lane(LaneRole::main);
+    LaneId worker = registry.lane(LaneRole::worker, 0);
+    LaneId h2d = registry.lane(LaneRole::h2d, 0);
+    LaneId kernel = registry.lane(LaneRole::kernel, 0);
 
     TraceStore store() const {
         TraceStore s;

@@ -14,12 +14,12 @@ namespace {
 // A store with the lanes of one host pipeline and two GPU streams.
 struct Lanes {
     LaneRegistry registry;
-    LaneId main = registry.lane(LaneKind::main);
-    LaneId worker = registry.lane(LaneKind::worker, 0);
-    LaneId h2d = registry.lane(LaneKind::h2d, 0);
-    LaneId kernel0 = registry.lane(LaneKind::kernel, 0);
-    LaneId kernel1 = registry.lane(LaneKind::kernel, 1);
-    LaneId d2h = registry.lane(LaneKind::d2h, 0);
+    LaneId main = registry.lane(LaneRole::main);
+    LaneId worker = registry.lane(LaneRole::worker, 0);
+    LaneId h2d = registry.lane(LaneRole::h2d, 0);
+    LaneId kernel0 = registry.lane(LaneRole::kernel, 0);
+    LaneId kernel1 = registry.lane(LaneRole::kernel, 1);
+    LaneId d2h = registry.lane(LaneRole::d2h, 0);
 
     TraceStore store() const {
         TraceStore s;
@@ -168,7 +168,7 @@ TEST_CASE(
 TEST_CASE("copy GB/s counts two copies that share the link over their common busy time once") {
     Lanes lanes;
     TraceStore store = lanes.store();
-    const LaneId second = lanes.registry.lane(LaneKind::h2d, 1);
+    const LaneId second = lanes.registry.lane(LaneRole::h2d, 1);
     store.set_lanes(lanes.registry.snapshot());
     store.add(span(lanes.h2d, SpanKind::h2d, 100, 300, 0, 400, HostMemory::pinned));
     store.add(span(second, SpanKind::h2d, 200, 400, 1, 400, HostMemory::pinned));

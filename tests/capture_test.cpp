@@ -51,11 +51,11 @@ std::vector<std::tuple<TimeNs, double, int>> samples(const TraceStore& s) {
 // with its end before its start, spans without a batch, names, big byte counts, every kind and memory.
 TraceStore varied_store() {
     LaneRegistry registry;
-    const LaneId main = registry.lane(LaneKind::main);
-    const LaneId worker = registry.lane(LaneKind::worker, 3);
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
-    const LaneId kernel = registry.lane(LaneKind::kernel, 0);
-    registry.lane(LaneKind::d2h, 1);  // a lane that never recorded
+    const LaneId main = registry.lane(LaneRole::main);
+    const LaneId worker = registry.lane(LaneRole::worker, 3);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
+    const LaneId kernel = registry.lane(LaneRole::kernel, 0);
+    registry.lane(LaneRole::d2h, 1);  // a lane that never recorded
     TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
     store.set_lanes(registry.snapshot());
     std::mt19937_64 random(7);
@@ -79,7 +79,7 @@ TraceStore varied_store() {
 CaptureInfo varied_info() {
     CaptureInfo info;
     info.config = testing::tiny_run(40);
-    info.config.num_workers = 5;
+    info.config->num_workers = 5;
     info.device = DeviceInfo{"cuda", "NVIDIA H100 80GB HBM3", 3, 53.1, 54.6, 85'000'000'000};
     info.device_why = "asked for cuda";
     info.window = {kBase + 5'000, kBase + 4'000'000};
@@ -134,7 +134,9 @@ std::string le(uint64_t v, int bytes) {
 std::vector<RawSection> split_sections(const std::string& file) {
     std::vector<RawSection> sections;
     for (size_t at = 16; at < file.size();) {
-        const uint64_t stored = get_le(file, at + 8), raw = get_le(file, at + 16);
+        const uint64_t stored = get_le(file, at + 8);
+        // END's raw-size field is where INDX is (format 3), not a size: join_sections() puts it back.
+        const uint64_t raw = file.compare(at, 4, "END.") == 0 ? 0 : get_le(file, at + 16);
         RawSection section{file.substr(at, 4), std::string(raw, '\0')};
         if (stored > 0)
             REQUIRE(ZSTD_decompress(section.raw.data(), raw, file.data() + at + 24, stored) == raw);
@@ -146,7 +148,13 @@ std::vector<RawSection> split_sections(const std::string& file) {
 
 std::string join_sections(const std::string& file_header, const std::vector<RawSection>& sections) {
     std::string file = file_header.substr(0, 16);
+    uint64_t index_at = 0;
     for (const RawSection& s : sections) {
+        if (s.tag == "INDX") index_at = file.size();
+        if (s.tag == "END.") {
+            file += s.tag + le(0, 4) + le(0, 8) + le(index_at, 8);
+            continue;
+        }
         std::string stored;
         if (!s.raw.empty()) {
             stored.resize(ZSTD_compressBound(s.raw.size()));
@@ -181,7 +189,7 @@ TEST_CASE("a capture gives back every span, sample, lane and name exactly, and w
     REQUIRE(capture.store.lanes().size() == store.lanes().size());
     for (size_t i = 0; i < store.lanes().size(); ++i) {
         CHECK(capture.store.lanes()[i].name == store.lanes()[i].name);
-        CHECK(capture.store.lanes()[i].kind == store.lanes()[i].kind);
+        CHECK(capture.store.lanes()[i].role == store.lanes()[i].role);
         CHECK(capture.store.lanes()[i].index == store.lanes()[i].index);
         CHECK(capture.store.lanes()[i].group == store.lanes()[i].group);
         CHECK(capture.store.lanes()[i].sort_key == store.lanes()[i].sort_key);
@@ -190,7 +198,7 @@ TEST_CASE("a capture gives back every span, sample, lane and name exactly, and w
     CHECK(capture.store.last_time() == store.last_time());
     CHECK(capture.store.batch_extent(250)->first_start == store.batch_extent(250)->first_start);
 
-    CHECK(config_to_json(capture.info.config) == config_to_json(info.config));
+    CHECK(config_to_json(*capture.info.config) == config_to_json(*info.config));
     CHECK(capture.info.device.name == "NVIDIA H100 80GB HBM3");
     CHECK(capture.info.device.memory_bytes == 85'000'000'000);
     CHECK(capture.info.device.h2d_peak_gbps == 53.1);
@@ -206,7 +214,7 @@ TEST_CASE("a capture gives back every span, sample, lane and name exactly, and w
 
 TEST_CASE("a lane longer than one section comes back whole and in order") {
     LaneRegistry registry;
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
     TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
     store.set_lanes(registry.snapshot());
     const int64_t n = (1 << 20) + 12'345;  // past kSpansPerSection
@@ -244,10 +252,10 @@ TEST_CASE("a run saved and opened has the same span count, metrics to the nanose
         CHECK(capture.info.device.kind == "sim");
         CHECK(capture.info.calibration.contains("copy_bandwidth_GBps"));
 
-        ExportInfo live_info{info.device.name, "pinscope", config_to_json(info.config), metrics_json(live)};
+        ExportInfo live_info{info.device.name, "pinscope", config_to_json(*info.config), metrics_json(live)};
         std::ostringstream a, b;
         write_chrome_trace(a, snapshot.store(), live_info);
-        ExportInfo opened_info{capture.info.device.name, "pinscope", config_to_json(capture.info.config),
+        ExportInfo opened_info{capture.info.device.name, "pinscope", config_to_json(*capture.info.config),
                                metrics_json(opened)};
         write_chrome_trace(b, capture.store, opened_info);
         CHECK(a.str().size() > 10'000);
@@ -343,8 +351,12 @@ TEST_CASE("files that are not captures, or are from a newer pinscope, say what t
 TEST_CASE("a hostile capture of a few KiB is an error at once, not gigabytes, seconds or a stack overflow") {
     const std::string file = capture_bytes(varied_store(), varied_info());
     std::vector<RawSection> sections = split_sections(file);
-    REQUIRE(sections[0].tag == "META");
-    REQUIRE(sections[1].tag == "STRS");
+    const auto position = [&](const char* tag) {
+        const auto at = std::find_if(sections.begin(), sections.end(), [&](const RawSection& s) { return s.tag == tag; });
+        REQUIRE(at != sections.end());
+        return static_cast<size_t>(at - sections.begin());
+    };
+    const size_t meta_at = position("META"), strings_at = position("STRS");
     const auto error_with = [&](std::vector<RawSection> changed) -> std::string {
         const std::string hostile = join_sections(file, changed);
         CHECK(hostile.size() < 64 * 1024);
@@ -356,32 +368,35 @@ TEST_CASE("a hostile capture of a few KiB is an error at once, not gigabytes, se
         return "it opened";
     };
 
-    // 50 million empty names: 1.6 GB of strings before the first repeat was noticed.
+    // 50 million empty names: 1.6 GB of strings before the first repeat was noticed. More names than a
+    // span can index are refused by their count; 10 million, by the first repeat.
     std::vector<RawSection> repeats = sections;
-    repeats[1].raw = varint(50'000'000) + std::string(50'000'000, '\0');
+    repeats[strings_at].raw = varint(50'000'000) + std::string(50'000'000, '\0');
+    CHECK(error_with(repeats) == "test.pinscope: section STRS is malformed: more names than a trace holds");
+    repeats[strings_at].raw = varint(10'000'000) + std::string(10'000'000, '\0');
     CHECK(error_with(repeats) ==
           "test.pinscope: section STRS is malformed: the string table holds a name twice");
 
     // A calibration nested 200,000 levels deep: copying it recursed once per level.
     std::vector<RawSection> deep = sections;
-    nlohmann::json meta = nlohmann::json::parse(deep[0].raw);
+    nlohmann::json meta = nlohmann::json::parse(deep[meta_at].raw);
     meta["calibration"] = "deep";
-    deep[0].raw = meta.dump();
-    deep[0].raw.replace(deep[0].raw.find("\"deep\""), 6,
+    deep[meta_at].raw = meta.dump();
+    deep[meta_at].raw.replace(deep[meta_at].raw.find("\"deep\""), 6,
                         std::string(200'000, '[') + std::string(200'000, ']'));
     CHECK(error_with(deep) == "test.pinscope: its header (META) nests deeper than 32 levels");
 
     // A 60 MB header is refused before it is parsed: 30 million numbers took seconds and a gigabyte.
     std::vector<RawSection> big = sections;
-    meta = nlohmann::json::parse(big[0].raw);
+    meta = nlohmann::json::parse(big[meta_at].raw);
     meta["metrics"] = std::string(60'000'000, 'x');
-    big[0].raw = meta.dump();
+    big[meta_at].raw = meta.dump();
     CHECK(error_with(big).find("its header (META) is 600") != std::string::npos);
 }
 
 TEST_CASE("batch ids may skip a few batches but not spread wider than the spans could cover") {
     LaneRegistry registry;
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
     TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
     store.set_lanes(registry.snapshot());
     store.add(Span{kBase, kBase + 10, 0, 0, h2d, SpanKind::h2d});

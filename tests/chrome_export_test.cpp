@@ -23,12 +23,12 @@ constexpr TimeNs kBase = 1'700'000'000'123'456'789;  // a steady_clock reading o
 
 struct Capture {
     LaneRegistry registry;
-    LaneId main = registry.lane(LaneKind::main);
-    LaneId worker = registry.lane(LaneKind::worker, 0);
-    LaneId pin = registry.lane(LaneKind::pin);
-    LaneId h2d = registry.lane(LaneKind::h2d, 0);
-    LaneId kernel = registry.lane(LaneKind::kernel, 0);
-    LaneId d2h = registry.lane(LaneKind::d2h, 0);
+    LaneId main = registry.lane(LaneRole::main);
+    LaneId worker = registry.lane(LaneRole::worker, 0);
+    LaneId pin = registry.lane(LaneRole::pin);
+    LaneId h2d = registry.lane(LaneRole::h2d, 0);
+    LaneId kernel = registry.lane(LaneRole::kernel, 0);
+    LaneId d2h = registry.lane(LaneRole::d2h, 0);
     TraceStore store;
 
     void add(LaneId lane, SpanKind kind, TimeNs start, TimeNs end, int64_t batch = kNoBatch,

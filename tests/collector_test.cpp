@@ -33,7 +33,7 @@ TEST_CASE("flush returns once everything recorded before it is in the collector'
     CollectorOptions only_flush_collects;
     only_flush_collects.period = 10 * kNsPerS;
     TraceCollector collector(trace, only_flush_collects);
-    const LaneId lane = trace.lanes().lane(LaneKind::main);
+    const LaneId lane = trace.lanes().lane(LaneRole::main);
     std::shared_ptr<Recorder> recorder = trace.make_recorder();
     for (int i = 0; i < 100; ++i) recorder->span(Span{i * 10, i * 10 + 5, i, 0, lane, SpanKind::fetch});
     collector.flush();
@@ -47,7 +47,7 @@ TEST_CASE("the collector evicts only what it is allowed to, in large steps") {
     options.period = 10 * kNsPerS;
     options.evict_at_least = 1000;
     TraceCollector collector(trace, options);
-    const LaneId lane = trace.lanes().lane(LaneKind::main);
+    const LaneId lane = trace.lanes().lane(LaneRole::main);
     std::shared_ptr<Recorder> recorder = trace.make_recorder();
     for (int i = 0; i < 100; ++i) recorder->span(Span{i * 100, i * 100 + 50, i, 0, lane, SpanKind::fetch});
     collector.allow_eviction_before(500);  // frees less than evict_at_least: not worth a pass
@@ -72,7 +72,7 @@ TEST_CASE("a live session's collector inserts late spans while another thread re
         // A second producer whose spans arrive late and out of order, as CUPTI's do.
         std::thread late([&] {
             std::shared_ptr<Recorder> recorder = session.trace().make_recorder();
-            const LaneId lane = session.trace().lanes().lane(LaneKind::kernel, 7);
+            const LaneId lane = session.trace().lanes().lane(LaneRole::kernel, 7);
             while (!done) {
                 const TimeNs now = now_ns();
                 for (int k = 5; k > 0; --k)  // newest first: every one after the first is late
@@ -109,7 +109,7 @@ TEST_CASE("a live session's collector inserts late spans while another thread re
 TEST_CASE("with a collector attached, a full ring waits for it: nothing is dropped and the wait is a span") {
     Trace trace;
     TraceCollector collector(trace);
-    const LaneId lane = trace.lanes().lane(LaneKind::main);
+    const LaneId lane = trace.lanes().lane(LaneRole::main);
     std::shared_ptr<Recorder> recorder = trace.make_recorder();
     constexpr int kSpans = 3 * Recorder::kDefaultSpanCapacity;
     TimeNs released = 0;
@@ -143,7 +143,7 @@ TEST_CASE("with a collector attached, a full ring waits for it: nothing is dropp
 
 TEST_CASE("without a collector a full ring drops and counts, never blocks") {
     Trace trace;
-    const LaneId lane = trace.lanes().lane(LaneKind::main);
+    const LaneId lane = trace.lanes().lane(LaneRole::main);
     std::shared_ptr<Recorder> recorder = trace.make_recorder();
     for (size_t i = 0; i < Recorder::kDefaultSpanCapacity + 10; ++i)
         recorder->span(Span{0, 1, 0, 0, lane, SpanKind::fetch});

@@ -215,7 +215,7 @@ TEST_CASE("a pipeline on the GPU gives back every buffer, stream and event") {
         {
             SyntheticImageDataset dataset(config);
             std::shared_ptr<Recorder> recorder = bench.trace.make_recorder();
-            const LaneId lane = bench.trace.lanes().lane(LaneKind::main);
+            const LaneId lane = bench.trace.lanes().lane(LaneRole::main);
             DataLoader loader(config, LoaderContext{*bench.device, bench.trace, dataset, *recorder, lane,
                                                     nullptr, 0, TrainLoop::batches_in_flight(config) + 1});
             TrainLoop train(config, *bench.device, *recorder, lane);

@@ -111,9 +111,9 @@ TEST_CASE("with num_workers=0 batches are built inline on the calling thread") {
         CHECK(batch->buffer.memory() == HostMemory::pinned);  // pin_memory is on by default
     }
     loader.reset();
-    CHECK(h.spans_on(LaneKind::main, SpanKind::fetch) == 5);
-    CHECK(h.spans_on(LaneKind::main, SpanKind::pin) == 5);  // PyTorch pins inline without workers
-    CHECK(h.spans_on(LaneKind::worker, SpanKind::fetch) == 0);
+    CHECK(h.spans_on(LaneRole::main, SpanKind::fetch) == 5);
+    CHECK(h.spans_on(LaneRole::main, SpanKind::pin) == 5);  // PyTorch pins inline without workers
+    CHECK(h.spans_on(LaneRole::worker, SpanKind::fetch) == 0);
     CHECK(h.counter_max(CounterKind::outstanding_batches) == 0);
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("pin_mode=thread pins in the pin thread, pin_mode=direct in the worker
         auto loader = h.make(config);
         for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pinned);
         loader.reset();
-        const size_t pins = h.spans_on(LaneKind::pin, SpanKind::pin);
+        const size_t pins = h.spans_on(LaneRole::pin, SpanKind::pin);
         if (mode == PinMode::thread)
             CHECK(pins >= 10);
         else
@@ -175,7 +175,7 @@ TEST_CASE("pin_mode=thread pins in the pin thread, pin_mode=direct in the worker
         // Workers collate into pageable memory for the pin thread, into pinned memory when direct.
         size_t pinned_fetches = 0, fetches = 0;
         for (const LaneInfo& lane : h.store.lanes())
-            if (lane.kind == LaneKind::worker)
+            if (lane.role == LaneRole::worker)
                 for (const Span& s : h.store.spans(lane.id)) {
                     fetches += s.kind == SpanKind::fetch;
                     pinned_fetches += s.kind == SpanKind::fetch && s.memory == HostMemory::pinned;
@@ -193,7 +193,7 @@ TEST_CASE("without pin_memory batches stay in pageable memory and nothing is pin
     for (int i = 0; i < 10; ++i) CHECK(loader->next()->buffer.memory() == HostMemory::pageable);
     CHECK(h.device.resources().pinned_bytes == 0);
     loader.reset();
-    CHECK(h.spans_on(LaneKind::pin, SpanKind::pin) == 0);
+    CHECK(h.spans_on(LaneRole::pin, SpanKind::pin) == 0);
 }
 
 TEST_CASE("host buffers come from bounded pools and are reused") {

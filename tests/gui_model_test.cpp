@@ -208,8 +208,8 @@ TEST_CASE("the synthetic trace holds exactly the spans asked for, sorted, with p
     CHECK(pinned);
     const auto lanes = lanes_to_draw(store);
     REQUIRE(lanes.size() == 12);
-    CHECK(lanes.front().kind == LaneKind::main);
-    CHECK(lanes.back().kind == LaneKind::d2h);
+    CHECK(lanes.front().role == LaneRole::main);
+    CHECK(lanes.back().role == LaneRole::d2h);
 }
 
 TEST_CASE("a counter plot's columns hold the level at their edge and the highest level inside") {
@@ -228,7 +228,7 @@ TEST_CASE("a counter plot's columns hold the level at their edge and the highest
 
 TEST_CASE("a selected range reports each lane's busy fraction and the overlap inside it") {
     LaneRegistry registry;
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0), kernel = registry.lane(LaneKind::kernel, 0);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0), kernel = registry.lane(LaneRole::kernel, 0);
     TraceStore store;
     store.set_lanes(registry.snapshot());
     store.add(Span{0, 400, 1, 1000, h2d, SpanKind::h2d, HostMemory::pinned});
@@ -297,7 +297,8 @@ TEST_CASE("recording the last seconds writes a Chrome trace of just that window"
     const TimeNs latest = store.latest_span_end();
     RecordContext context;
     context.info.device.name = "test device";
-    context.info.config.batch_size = 64;
+    context.info.config = PipelineConfig{};
+    context.info.config->batch_size = 64;
     Recording recording({RecordMode::last, 0.1, file}, context, latest, latest);
     recording.update(store, latest);
     while (!recording.finished()) recording.update(store, latest);

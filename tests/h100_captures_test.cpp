@@ -20,7 +20,7 @@ const std::filesystem::path kCaptures = PINSCOPE_CAPTURES;
 std::map<int64_t, std::multiset<SpanKind>> gpu_spans_by_batch(const TraceStore& store) {
     std::map<int64_t, std::multiset<SpanKind>> batches;
     for (const LaneInfo& lane : store.lanes())
-        if (lane.kind == LaneKind::h2d || lane.kind == LaneKind::kernel || lane.kind == LaneKind::d2h)
+        if (lane.role == LaneRole::h2d || lane.role == LaneRole::kernel || lane.role == LaneRole::d2h)
             for (const Span& span : store.spans(lane.id)) batches[span.batch].insert(span.kind);
     return batches;
 }
@@ -29,8 +29,8 @@ void check_h100_capture(const std::string& file, bool pinned) {
     CAPTURE(file);
     const Capture capture = load_capture(kCaptures / file);
     CHECK(capture.info.device.name == "NVIDIA H100 80GB HBM3");
-    CHECK(capture.info.config.device == DeviceChoice::cuda);
-    CHECK(capture.info.config.pin_memory == pinned);
+    CHECK(capture.info.config->device == DeviceChoice::cuda);
+    CHECK(capture.info.config->pin_memory == pinned);
     REQUIRE(capture.info.gpu_trace.has_value());
     CHECK(capture.info.gpu_trace->cupti);
     CHECK(capture.info.gpu_trace->dropped == 0);
@@ -39,7 +39,7 @@ void check_h100_capture(const std::string& file, bool pinned) {
     // Every H2D copy has the memory kind CUPTI reported, and it is the one the config asked for.
     size_t copies = 0;
     for (const LaneInfo& lane : capture.store.lanes()) {
-        if (lane.kind != LaneKind::h2d) continue;
+        if (lane.role != LaneRole::h2d) continue;
         for (const Span& span : capture.store.spans(lane.id)) {
             ++copies;
             CHECK(span.memory == (pinned ? HostMemory::pinned : HostMemory::pageable));
@@ -61,7 +61,7 @@ void check_h100_capture(const std::string& file, bool pinned) {
                     kinds.count(SpanKind::d2h) == 1;
     }
     // Batches still in flight when the run stopped may lack their last spans; the rest are whole.
-    CHECK(complete + capture.info.config.streams * 4 >= batches.size());
+    CHECK(complete + capture.info.config->streams * 4 >= batches.size());
 }
 
 }  // namespace

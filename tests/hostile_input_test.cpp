@@ -103,8 +103,8 @@ struct Fixtures {
         write(dir / "config.pinscope", R"({"num_workers": 2})");
         Capture capture = load_capture(dir / "good.pinscope");
         CaptureInfo bad = capture.info;
-        bad.config.num_workers = -5;
-        bad.config.sample_shape = SampleShape{{0, 0}};
+        bad.config->num_workers = -5;
+        bad.config->sample_shape = SampleShape{{0, 0}};
         save_capture(dir / "bad-config.pinscope", capture.store, bad);
         CaptureInfo evil = capture.info;
         evil.device.name = "evil \x1b[2J\x1b[31mred\x07 GPU";

@@ -192,7 +192,7 @@ TEST_CASE("a session on a folder decodes on its workers, and skips and counts th
     for (const LaneInfo& lane : store.lanes())
         for (const Span& s : store.spans(lane.id))
             if (s.kind == SpanKind::fetch) {
-                (lane.kind == LaneKind::worker ? worker_fetches : main_fetches)++;
+                (lane.role == LaneRole::worker ? worker_fetches : main_fetches)++;
                 const std::string_view name = store.name(s.name);
                 named += name.starts_with("img000") && name.ends_with(".jpg +7");
             }

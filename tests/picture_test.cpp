@@ -38,11 +38,11 @@ constexpr TimeNs kBase = 1'700'000'000'123'456'789;  // a steady_clock reading o
 // starts, a kernel with a name that needs escaping, a lane that never recorded.
 TraceStore varied_store(bool with_pageable = true) {
     LaneRegistry registry;
-    const LaneId main = registry.lane(LaneKind::main);
-    const LaneId worker = registry.lane(LaneKind::worker, 3);
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
-    const LaneId kernel = registry.lane(LaneKind::kernel, 0);
-    registry.lane(LaneKind::d2h, 1);  // a lane that never recorded
+    const LaneId main = registry.lane(LaneRole::main);
+    const LaneId worker = registry.lane(LaneRole::worker, 3);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
+    const LaneId kernel = registry.lane(LaneRole::kernel, 0);
+    registry.lane(LaneRole::d2h, 1);  // a lane that never recorded
     TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
     store.set_lanes(registry.snapshot());
     std::mt19937_64 random(7);
@@ -64,8 +64,8 @@ TraceStore varied_store(bool with_pageable = true) {
 // A train loop and an H2D lane of ten 1 ms pinned copies, one every 2 ms: wide enough to draw one by one.
 TraceStore copies_store() {
     LaneRegistry registry;
-    const LaneId main = registry.lane(LaneKind::main);
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    const LaneId main = registry.lane(LaneRole::main);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
     TraceStore store;
     store.set_lanes(registry.snapshot());
     for (int b = 0; b < 10; ++b) {
@@ -211,7 +211,7 @@ TEST_CASE("spans too short to draw fill their fold as much as they kept the lane
     // One lane: for 1 ms, 300 ns spans every 1,000 ns (30% busy), then for 1 ms 1,000 ns spans back to
     // back (100% busy). At about 1.5 us a pixel, every span is narrower than a pixel.
     LaneRegistry registry;
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
     TraceStore store;
     store.set_lanes(registry.snapshot());
     std::vector<Span> spans;
@@ -249,8 +249,8 @@ TEST_CASE("spans too short to draw fill their fold as much as they kept the lane
 
 TEST_CASE("two million spans cost the picture's pixels, not the spans") {
     LaneRegistry registry;
-    std::vector<LaneId> lanes = {registry.lane(LaneKind::main), registry.lane(LaneKind::worker, 0),
-                                 registry.lane(LaneKind::h2d, 0), registry.lane(LaneKind::kernel, 0)};
+    std::vector<LaneId> lanes = {registry.lane(LaneRole::main), registry.lane(LaneRole::worker, 0),
+                                 registry.lane(LaneRole::h2d, 0), registry.lane(LaneRole::kernel, 0)};
     TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
     store.set_lanes(registry.snapshot());
     const SpanKind kinds[] = {SpanKind::wait, SpanKind::fetch, SpanKind::h2d, SpanKind::kernel};

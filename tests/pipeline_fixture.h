@@ -33,7 +33,7 @@ struct LoaderHarness {
     Trace trace;
     SimDevice device{trace};
     std::shared_ptr<Recorder> recorder = trace.make_recorder();
-    LaneId lane = trace.lanes().lane(LaneKind::main);
+    LaneId lane = trace.lanes().lane(LaneRole::main);
     ScriptedDataset dataset;
     Gauge pinned{trace, CounterKind::pinned_bytes};
     TraceStore store;
@@ -54,10 +54,10 @@ struct LoaderHarness {
         return highest;
     }
 
-    size_t spans_on(LaneKind kind, SpanKind span_kind) {
+    size_t spans_on(LaneRole kind, SpanKind span_kind) {
         size_t n = 0;
         for (const LaneInfo& lane_info : collect().lanes())
-            if (lane_info.kind == kind)
+            if (lane_info.role == kind)
                 for (const Span& s : store.spans(lane_info.id)) n += s.kind == span_kind;
         return n;
     }

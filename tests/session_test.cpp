@@ -38,10 +38,10 @@ Finished run(const PipelineConfig& config) {
     return f;
 }
 
-std::vector<Span> spans_of(const TraceStore& store, SpanKind kind, std::optional<LaneKind> lane_kind = {}) {
+std::vector<Span> spans_of(const TraceStore& store, SpanKind kind, std::optional<LaneRole> lane_kind = {}) {
     std::vector<Span> found;
     for (const LaneInfo& lane : store.lanes())
-        if (!lane_kind || lane.kind == *lane_kind)
+        if (!lane_kind || lane.role == *lane_kind)
             for (const Span& s : store.spans(lane.id))
                 if (s.kind == kind) found.push_back(s);
     std::sort(found.begin(), found.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
@@ -86,7 +86,7 @@ TEST_CASE("a pageable H2D shows staging time on the host thread that issued it")
     config.pin_memory = false;
     Finished f = run(config);
     const auto h2d = spans_of(f.store, SpanKind::h2d);
-    const auto staged = spans_of(f.store, SpanKind::stage, LaneKind::main);
+    const auto staged = spans_of(f.store, SpanKind::stage, LaneRole::main);
     REQUIRE(h2d.size() == 20);
     for (const Span& s : h2d) CHECK(s.memory == HostMemory::pageable);
     // Each pageable H2D held the train loop for the whole copy but its last chunk's DMA, which CUDA

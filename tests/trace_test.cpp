@@ -66,7 +66,7 @@ TEST_CASE("a Recorder counts every span and sample its full rings drop") {
 TEST_CASE("Trace::dropped counts drops of recorders whose owners let go") {
     Trace trace;
     TraceStore store;
-    const LaneId lane = trace.lanes().lane(LaneKind::worker, 0);
+    const LaneId lane = trace.lanes().lane(LaneRole::worker, 0);
     {
         std::shared_ptr<Recorder> recorder = trace.make_recorder();
         for (size_t i = 0; i < Recorder::kDefaultSpanCapacity + 3; ++i) recorder->span(span_at(lane, 0, 1));
@@ -81,8 +81,8 @@ TEST_CASE("Trace::dropped counts drops of recorders whose owners let go") {
 TEST_CASE("collect moves spans into the store in per-lane start order") {
     Trace trace;
     TraceStore store;
-    const LaneId worker = trace.lanes().lane(LaneKind::worker, 0);
-    const LaneId main = trace.lanes().lane(LaneKind::main);
+    const LaneId worker = trace.lanes().lane(LaneRole::worker, 0);
+    const LaneId main = trace.lanes().lane(LaneRole::main);
     auto first = trace.make_recorder();
     auto second = trace.make_recorder();
     first->span(span_at(worker, 10, 20));
@@ -109,7 +109,7 @@ TEST_CASE("collect moves spans into the store in per-lane start order") {
 TEST_CASE("a recorder made during a collect keeps every span it records") {
     Trace trace;
     TraceStore store;
-    const LaneId lane = trace.lanes().lane(LaneKind::pin);
+    const LaneId lane = trace.lanes().lane(LaneRole::pin);
     constexpr int kThreads = 400;
     std::atomic<bool> producing{true};
     std::thread producer([&] {
@@ -235,11 +235,11 @@ TEST_CASE("a ScopedSpan records once, when it finishes") {
 
 TEST_CASE("LaneRegistry returns the same id for the same kind and index") {
     LaneRegistry lanes;
-    const LaneId worker0 = lanes.lane(LaneKind::worker, 0);
-    const LaneId worker1 = lanes.lane(LaneKind::worker, 1);
-    CHECK(lanes.lane(LaneKind::worker, 0) == worker0);
+    const LaneId worker0 = lanes.lane(LaneRole::worker, 0);
+    const LaneId worker1 = lanes.lane(LaneRole::worker, 1);
+    CHECK(lanes.lane(LaneRole::worker, 0) == worker0);
     CHECK(worker1 != worker0);
-    CHECK(lanes.lane(LaneKind::h2d, 0) != lanes.lane(LaneKind::kernel, 0));
+    CHECK(lanes.lane(LaneRole::h2d, 0) != lanes.lane(LaneRole::kernel, 0));
     CHECK(lanes.size() == 4);
     const std::vector<LaneInfo> snapshot = lanes.snapshot();
     CHECK(snapshot[worker1].name == "worker 1");
@@ -248,14 +248,14 @@ TEST_CASE("LaneRegistry returns the same id for the same kind and index") {
 }
 
 TEST_CASE("sort keys order the train loop before workers before the pin thread before device lanes") {
-    CHECK(lane_sort_key(LaneKind::main, 0) < lane_sort_key(LaneKind::worker, 0));
-    CHECK(lane_sort_key(LaneKind::worker, 0) < lane_sort_key(LaneKind::worker, 1));
-    CHECK(lane_sort_key(LaneKind::worker, 63) < lane_sort_key(LaneKind::pin, 0));
-    CHECK(lane_sort_key(LaneKind::pin, 0) < lane_sort_key(LaneKind::h2d, 0));
+    CHECK(lane_sort_key(LaneRole::main, 0) < lane_sort_key(LaneRole::worker, 0));
+    CHECK(lane_sort_key(LaneRole::worker, 0) < lane_sort_key(LaneRole::worker, 1));
+    CHECK(lane_sort_key(LaneRole::worker, 63) < lane_sort_key(LaneRole::pin, 0));
+    CHECK(lane_sort_key(LaneRole::pin, 0) < lane_sort_key(LaneRole::h2d, 0));
     // Per stream: H2D, kernel, D2H, then the next stream.
-    CHECK(lane_sort_key(LaneKind::h2d, 0) < lane_sort_key(LaneKind::kernel, 0));
-    CHECK(lane_sort_key(LaneKind::kernel, 0) < lane_sort_key(LaneKind::d2h, 0));
-    CHECK(lane_sort_key(LaneKind::d2h, 0) < lane_sort_key(LaneKind::h2d, 1));
+    CHECK(lane_sort_key(LaneRole::h2d, 0) < lane_sort_key(LaneRole::kernel, 0));
+    CHECK(lane_sort_key(LaneRole::kernel, 0) < lane_sort_key(LaneRole::d2h, 0));
+    CHECK(lane_sort_key(LaneRole::d2h, 0) < lane_sort_key(LaneRole::h2d, 1));
 }
 
 TEST_CASE("a window's spans are found by search: the first that reaches it to the last that starts in it") {
@@ -368,7 +368,7 @@ TEST_CASE("extract copies the spans touching a window and the levels it saw") {
 TEST_CASE("names interned while recording reach the store with the spans that carry them") {
     Trace trace;
     TraceStore store;
-    const LaneId lane = trace.lanes().lane(LaneKind::worker, 0);
+    const LaneId lane = trace.lanes().lane(LaneRole::worker, 0);
     const std::shared_ptr<Recorder> recorder = trace.make_recorder();
     CHECK(trace.intern("") == kNoName);
     const uint32_t a = trace.intern("a.jpg +7");

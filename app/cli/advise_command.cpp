@@ -35,7 +35,12 @@ Command add_advise_command(CLI::App& app) {
                                     "advisor can say of it; record the run again.",
                                     *file, cli_words(capture.info.config_problem)));
                 const Metrics metrics = capture_metrics(capture);
-                const PipelineConfig& config = capture.info.config;
+                if (!capture.info.config)
+                    throw UsageError(fmt::format(
+                        "{}: it records no pipeline config (a trace pinscope did not run), and the "
+                        "advisor's fixes are changes to one; `pinscope stats {}` gives its metrics.",
+                        *file, *file));
+                const PipelineConfig& config = *capture.info.config;
                 AdviceContext ctx;
                 ctx.window = capture.info.window;
                 ctx.cores = *cores;

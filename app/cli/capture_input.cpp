@@ -39,7 +39,10 @@ Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning wa
 RunReport capture_report(const Capture& capture) {
     RunReport report;
     report.status.state = SessionState::finished;
-    report.status.config = capture.info.config;
+    // A trace no pipeline of pinscope's ran has no config: the report's knobs are the defaults, and its
+    // rates per sample are unknown (batch size 0).
+    report.status.config = capture.info.config.value_or(PipelineConfig{});
+    if (!capture.info.config) report.status.config.batch_size = 0;
     report.status.device = capture.info.device;
     report.status.device_why = capture.info.device_why;
     report.status.elapsed = capture.store.last_time() - capture.store.first_time();

@@ -25,7 +25,9 @@ void print_diff(const Side& a, const Side& b) {
     fmt::print("B: {} ({}, recorded {})\n", b.capture.path.string(), b.capture.info.device.name,
                b.capture.info.created);
     const std::vector<KnobDifference> knobs = knob_differences(a.capture.info.config, b.capture.info.config);
-    if (knobs.empty()) {
+    if (!a.capture.info.config || !b.capture.info.config) {
+        fmt::print("config: {} has none to compare\n", a.capture.info.config ? "B" : "A");
+    } else if (knobs.empty()) {
         fmt::print("config: the same\n");
     } else {
         fmt::print("config, A -> B\n");

@@ -48,8 +48,15 @@ void AdvisorWindow::advise(const AppState& state) {
             capture->info.config_problem);
         return;
     }
+    if (const Capture* capture = state.capture(); capture && !capture->info.config) {
+        advice_.reset();
+        refused_ =
+            "No advice: this trace records no pipeline config (pinscope did not run it), and the "
+            "advisor's fixes are changes to one.";
+        return;
+    }
     if (const Capture* capture = state.capture()) {
-        config_ = capture->info.config;
+        config_ = *capture->info.config;
         window_ = {capture->info.window.start, capture->info.window.end};
         if (window_.length() <= 0) window_ = {store.first_time(), store.last_time()};
     } else {

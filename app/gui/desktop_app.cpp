@@ -138,7 +138,9 @@ void DesktopApp::take_changes() {
     if (std::optional<Capture> other = files_.take_compare()) {
         if (state_->capture()) state_->compare_with(std::move(*other));
     }
-    if (files_.take_run_live() && state_->capture()) run_live(state_->capture()->info.config);
+    // A trace pinscope did not run has no config to run live: the button is not offered for it.
+    if (files_.take_run_live() && state_->capture() && state_->capture()->info.config)
+        run_live(*state_->capture()->info.config);
     // The sweep stopped the live pipeline so as not to share the cores with it: it starts again.
     if (sweep_.take_resume() && state_->session()) state_->session()->apply(state_->editor().applied());
 }

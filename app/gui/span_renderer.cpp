@@ -29,7 +29,7 @@ GpuSpan gpu_span(const Span& span) {
     const bool in_us = length > kMost;
     return {static_cast<uint32_t>(start), static_cast<uint32_t>(start >> 32),
             static_cast<uint32_t>(std::min(kMost, in_us ? length / 1000 : length)),
-            static_cast<uint32_t>(span.kind) | static_cast<uint32_t>(span.memory) << 8 |
+            static_cast<uint32_t>(colour_slot(span.kind)) | static_cast<uint32_t>(span.memory) << 8 |
                 (in_us ? kMicroseconds : 0)};
 }
 
@@ -47,12 +47,14 @@ constexpr uint64_t kKeepFrames = 300;
 
 void set_colours(GLint location, const SpanPalette& palette) {
     constexpr int kShaderKinds = 16;  // timeline_spans.frag's kind_colour[]
-    static_assert(kSpanKindCount <= kShaderKinds, "the span shader has a colour for every kind");
+    constexpr int kSlots = kSpanKindCount + kCategoryHueCount;
+    static_assert(kSlots <= kShaderKinds, "the span shader has a colour for every colour slot");
     float rgb[3 * kShaderKinds] = {};
-    for (int k = 0; k < kSpanKindCount; ++k) {
-        rgb[3 * k] = palette.kind[k].r / 255.f;
-        rgb[3 * k + 1] = palette.kind[k].g / 255.f;
-        rgb[3 * k + 2] = palette.kind[k].b / 255.f;
+    for (int k = 0; k < kSlots; ++k) {
+        const Rgb c = palette.of(static_cast<SpanKind>(k));
+        rgb[3 * k] = c.r / 255.f;
+        rgb[3 * k + 1] = c.g / 255.f;
+        rgb[3 * k + 2] = c.b / 255.f;
     }
     glUniform3fv(location, kShaderKinds, rgb);
 }

@@ -108,7 +108,7 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
         float x0 = frame.canvas_left + frame.mapping.clamp_x(item.x0);
         float x1 = frame.canvas_left + frame.mapping.clamp_x(item.x1);
         x1 = std::max(x1, x0 + 1.f);  // a span narrower than a pixel still shows
-        const Rgb colour = palette.kind[static_cast<int>(item.kind)];
+        const Rgb colour = palette.of(item.kind);
         // A fold is drawn as full as its spans kept the lane: a faint box for its extent, and from its
         // foot a bar as tall as its occupancy. A lane busy 30% of the time never looks solid.
         const float fill_top =

@@ -64,7 +64,7 @@ void draw_legend(Theme theme) {
             ImGui::SameLine(0.f, legend_spacing());
         }
         const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + swatch_width(), a.y + box);
-        draw->AddRectFilled(a, b, to_imu32(p.kind[static_cast<int>(all[i].colour)]));
+        draw->AddRectFilled(a, b, to_imu32(p.of(all[i].colour)));
         if (all[i].hatched) {
             draw_hatch(draw, a, b, to_imu32(p.pageable_stripe), 5.f);
             draw->AddRect(a, b, to_imu32(p.pageable_stripe), 0.f, 0, 1.5f);

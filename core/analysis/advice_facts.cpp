@@ -34,20 +34,20 @@ AdviceFacts gather_facts(const TraceStore& store, const Metrics& metrics, const 
     AdviceFacts f{store, metrics, config, window, cores, ctx.pinned_budget_bytes};
 
     for (const LaneInfo& lane : store.lanes()) {
-        switch (lane.kind) {
-            case LaneKind::main:
+        switch (lane.role) {
+            case LaneRole::main:
                 if (f.main_lane == kNoLane) f.main_lane = lane.id;
                 break;
-            case LaneKind::pin:
+            case LaneRole::pin:
                 f.pin_lane = lane.id;
                 break;
-            case LaneKind::worker:
+            case LaneRole::worker:
                 f.workers.push_back(lane.id);
                 break;
-            case LaneKind::h2d:
+            case LaneRole::h2d:
                 f.h2d_lanes.push_back(lane.id);
                 break;
-            case LaneKind::kernel:
+            case LaneRole::kernel:
                 if (f.kernel_lane == kNoLane) f.kernel_lane = lane.id;
                 f.kernels = union_of(f.kernels, busy_of(f, lane.id, SpanKind::kernel));
                 break;

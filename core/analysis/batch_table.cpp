@@ -12,7 +12,9 @@ std::vector<BatchRow> batch_rows(const TraceStore& store, Interval window) {
     std::unordered_map<int64_t, BatchRow> rows;
     for (const LaneInfo& lane : store.lanes()) {
         for (const Span& span : store.spans_touching(lane.id, window)) {
-            if (span.batch == kNoBatch || span.end < window.start || span.end > window.end) continue;
+            if (span.batch == kNoBatch || !is_builtin(span.kind) || span.end < window.start ||
+                span.end > window.end)
+                continue;
             auto [at, added] = rows.try_emplace(span.batch);
             BatchRow& row = at->second;
             if (added) {

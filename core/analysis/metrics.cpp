@@ -66,7 +66,8 @@ std::vector<StageLatency> stage_latencies(const TraceStore& store, Interval wind
     std::vector<TimeNs> durations[kSpanKindCount];
     for (const LaneInfo& lane : store.lanes())
         for (const Span& span : store.spans_touching(lane.id, window))
-            if (ends_in(window, span.end)) durations[static_cast<int>(span.kind)].push_back(span.duration());
+            if (is_builtin(span.kind) && ends_in(window, span.end))
+                durations[static_cast<int>(span.kind)].push_back(span.duration());
     std::vector<StageLatency> latencies;
     for (int kind = 0; kind < kSpanKindCount; ++kind)
         if (!durations[kind].empty())
@@ -141,7 +142,7 @@ auto of_kind(Kinds... kinds) {
 template <class... Kinds>
 auto on_train_loop(Kinds... kinds) {
     return [=](const LaneInfo& lane, const Span& s) {
-        return lane.kind == LaneKind::main && ((s.kind == kinds) || ...);
+        return lane.role == LaneRole::main && ((s.kind == kinds) || ...);
     };
 }
 

@@ -123,6 +123,13 @@ struct KnobDifference {
 };
 // In knob-table order: what `pinscope diff` and the app's compare view say changed between two runs.
 std::vector<KnobDifference> knob_differences(const PipelineConfig& a, const PipelineConfig& b);
+// The same for two captures' configs, either of which may be missing (a trace pinscope did not run):
+// nothing to compare then.
+inline std::vector<KnobDifference> knob_differences(const std::optional<PipelineConfig>& a,
+                                                    const std::optional<PipelineConfig>& b) {
+    if (!a || !b) return {};
+    return knob_differences(*a, *b);
+}
 
 // A number as messages print it: integers without decimals ("1073741824"), others as fmt does.
 std::string knob_number(double value);

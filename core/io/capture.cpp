@@ -15,6 +15,7 @@
 #include "core/files/output_file.h"
 #include "core/io/capture_meta.h"
 #include "core/io/varint.h"
+#include "core/units/units.h"
 
 // Index of this file (META, what the run was, is capture_meta.cpp):
 // [SECTION] The container: header, sections, zstd
@@ -27,6 +28,7 @@ namespace {
 
 using capture_meta::kMaxTime;
 using capture_meta::Meta;
+using capture_meta::Counts;
 using capture_meta::meta_from_json;
 using capture_meta::meta_json;
 
@@ -58,6 +60,9 @@ constexpr uint32_t kStrings = tag("STRS");
 constexpr uint32_t kSpans = tag("SPAN");
 constexpr uint32_t kCounters = tag("CNTR");
 constexpr uint32_t kEnd = tag("END.");
+constexpr uint32_t kCategories = tag("CATS");
+constexpr uint32_t kFlows = tag("FLOW");
+constexpr uint32_t kIndex = tag("INDX");
 
 std::string tag_name(uint32_t t) {
     std::string name;
@@ -111,27 +116,6 @@ std::string section_bytes(CompressContext& zstd, uint32_t section_tag, const voi
     return section_header_bytes(section_tag, stored.size(), raw_size) + stored;
 }
 
-// Writes sections to a stream.
-class SectionWriter {
-  public:
-    explicit SectionWriter(std::ostream& out) : out_(out) { write(file_header_bytes(kCaptureFormatVersion)); }
-
-    void section(uint32_t section_tag, const std::vector<uint8_t>& raw) {
-        write(section_bytes(zstd_, section_tag, raw.data(), raw.size()));
-    }
-
-    // The END section: a header and nothing else.
-    void end() { write(section_header_bytes(kEnd, 0, 0)); }
-
-  private:
-    void write(const std::string& bytes) {
-        out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    }
-
-    std::ostream& out_;
-    CompressContext zstd_;
-};
-
 // One section as read: its tag and its inflated bytes.
 struct Section {
     uint32_t tag = 0;
@@ -152,7 +136,7 @@ class SectionReader {
                             "update pinscope to "
                             "open it",
                             version, kCaptureFormatVersion));
-        // Formats 1 and 2 write zeros here; anything else is damage, not a feature this reader lacks (a
+        // Formats 1 to 3 write zeros here; anything else is damage, not a feature this reader lacks (a
         // later format that used these bytes would carry a newer version, refused above).
         if (get_le(data + 12, 4) != 0) throw CaptureError("its file header is corrupt (reserved bytes set)");
         version_ = version;
@@ -178,6 +162,12 @@ class SectionReader {
         if (!reserved_clear)
             throw CaptureError(fmt::format(
                 "the header of section {} at byte {} is corrupt (reserved bytes set)", name, header_at));
+        if (section.tag == kEnd) {
+            // Format 3's END holds no bytes but says where the index is, in its raw-size field.
+            if (stored != 0 || (raw != 0 && version_ < 3)) throw CaptureError("its END section is not empty");
+            end_value_ = raw;
+            return section;
+        }
         if (stored > size_ - at_)
             throw CaptureError(
                 fmt::format("cut short: section {} at byte {} says {} bytes, the file holds {} more", name,
@@ -193,11 +183,6 @@ class SectionReader {
                 fmt::format("its sections inflate to more than {} times its size, which no capture "
                             "does (section {} at byte {})",
                             kMaxInflation, name, header_at));
-        if (section.tag == kEnd) {
-            if (stored != 0 || raw != 0) throw CaptureError("its END section is not empty");
-            at_ += stored;
-            return section;
-        }
         if (stored == 0) throw CaptureError(fmt::format("section {} at byte {} is empty", name, header_at));
         const unsigned long long content = ZSTD_getFrameContentSize(data_ + at_, stored);
         if (content == ZSTD_CONTENTSIZE_ERROR || content != raw)
@@ -217,6 +202,8 @@ class SectionReader {
 
     size_t offset() const { return at_; }
     bool at_end() const { return at_ == size_; }
+    // What the END section's raw-size field held: in format 3, the offset of the index.
+    uint64_t end_value() const { return end_value_; }
 
   private:
     const uint8_t* data_;
@@ -224,11 +211,12 @@ class SectionReader {
     uint32_t version_ = 0;
     size_t at_ = 0;
     uint64_t inflated_ = 0;
+    uint64_t end_value_ = 0;
     std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx_{ZSTD_createDCtx(), ZSTD_freeDCtx};
 };
 
 //------------------------------------------------------------------------------------------------------------
-// [SECTION] STRS, SPAN, CNTR: the trace as columns
+// [SECTION] STRS, CATS, SPAN, CNTR, FLOW, INDX: the trace as columns
 //------------------------------------------------------------------------------------------------------------
 
 // Batch ids run from kNoBatch up; a hostile id far from the rest must not make the store's batch index
@@ -237,7 +225,7 @@ class SectionReader {
 constexpr int64_t kMaxBatchSpread = 1 << 26;
 constexpr int64_t kBatchGapSlack = 1 << 16;
 
-std::vector<uint8_t> encode_strings(const std::vector<std::string>& names) {
+std::vector<uint8_t> encode_strings(std::span<const std::string> names) {
     std::vector<uint8_t> out;
     varint::put(out, names.size());
     for (const std::string& name : names) {
@@ -255,36 +243,62 @@ size_t decode_strings(const std::vector<uint8_t>& raw, TraceStore& store) {
     const uint64_t count = in.get_count("the string count");
     if (count == 0 || in.get("a string's length") != 0)
         throw varint::FormatError("the string table does not start with \"\"");
+    if (count > uint64_t{kMaxNameId} + 1) throw varint::FormatError("more names than a trace holds");
     for (uint64_t i = 1; i < count; ++i)
         if (store.intern(in.text(in.get("a string's length"), "a string")) != i)
             throw varint::FormatError("the string table holds a name twice");
+    if (!in.done()) throw varint::FormatError("a STRS section has bytes after its names");
     return count;
 }
 
-// The six columns of a run of spans.
-enum Column { kStart, kDuration, kBatch, kBytes, kKindMemory, kName, kColumns };
-// In the kind-and-memory byte: kind in bits 0-3, memory in 4-6, and from format 2 on, bit 7 for a span the
-// run's end cut short (Span::cut).
-constexpr uint8_t kCutBit = 0x80;
+// CATS: an imported trace's own categories, in id order from kSpanKindCount.
+size_t decode_categories(const std::vector<uint8_t>& raw, TraceStore& store) {
+    varint::Reader in(raw.data(), raw.size());
+    const uint64_t count = in.get_count("the category count");
+    if (count > kMaxSpanKinds - kSpanKindCount) throw varint::FormatError("more categories than a trace holds");
+    for (uint64_t i = 0; i < count; ++i) {
+        const std::string name(in.text(in.get("a category's length"), "a category"));
+        const SpanKind kind = store.intern_category(name);
+        if (static_cast<uint64_t>(kind) != kSpanKindCount + i)
+            throw varint::FormatError(fmt::format("category \"{}\" is listed twice, or is one of pinscope's own",
+                                                  printable(name)));
+    }
+    if (!in.done()) throw varint::FormatError("a CATS section has bytes after its names");
+    return kSpanKindCount + count;
+}
 
-std::vector<uint8_t> encode_spans(LaneId lane, std::span<const Span> spans, TimeNs time_base) {
+// The columns of a run of spans. Format 3 keeps kind, memory-and-cut and depth apart; formats 1 and 2
+// packed kind and memory (and from 2 the cut mark) into one byte and had no depth.
+enum Column { kStart, kDuration, kBatch, kBytes, kKind, kName, kFlags, kDepth, kColumns };
+constexpr int kColumnsBefore3 = kName + 1;
+// In format 2's kind-and-memory byte: kind in bits 0-3, memory in 4-6, bit 7 for a span the run's end
+// cut short (Span::cut). In format 3's flags byte: memory in bits 0-1, the cut mark in bit 2.
+constexpr uint8_t kCutBit = 0x80;
+constexpr uint8_t kFlagCut = 0x04;
+
+// A SPAN section of format 3: lane, count, the time its deltas start from, then the columns.
+std::vector<uint8_t> encode_spans(LaneId lane, std::span<const Span> spans) {
     std::array<std::vector<uint8_t>, kColumns> columns;
-    TimeNs previous_start = time_base;
+    const TimeNs base = spans.empty() ? 0 : spans.front().start;
+    TimeNs previous_start = base;
     int64_t previous_batch = kNoBatch;
     for (const Span& s : spans) {
         varint::put_signed(columns[kStart], s.start - previous_start);
         varint::put_signed(columns[kDuration], s.end - s.start);
         varint::put_signed(columns[kBatch], s.batch - previous_batch);
         varint::put(columns[kBytes], s.bytes);
-        columns[kKindMemory].push_back(static_cast<uint8_t>(
-            static_cast<uint8_t>(s.kind) | static_cast<uint8_t>(s.memory) << 4 | (s.cut ? kCutBit : 0)));
+        columns[kKind].push_back(static_cast<uint8_t>(s.kind));
         varint::put(columns[kName], s.name);
+        columns[kFlags].push_back(
+            static_cast<uint8_t>(static_cast<uint8_t>(s.memory) | (s.cut ? kFlagCut : 0)));
+        columns[kDepth].push_back(static_cast<uint8_t>(s.depth));
         previous_start = s.start;
         previous_batch = s.batch;
     }
     std::vector<uint8_t> out;
     varint::put(out, lane);
     varint::put(out, spans.size());
+    varint::put(out, static_cast<uint64_t>(base));
     for (const auto& column : columns) {
         varint::put(out, column.size());
         out.insert(out.end(), column.begin(), column.end());
@@ -293,10 +307,9 @@ std::vector<uint8_t> encode_spans(LaneId lane, std::span<const Span> spans, Time
 }
 
 struct Limits {
-    size_t lanes = 0;
-    size_t names = 0;
-    TimeNs time_base = 0;
-    bool cut_marks = false;  // format 2 on: bit 7 of the kind byte marks a cut span
+    uint32_t version = kCaptureFormatVersion;
+    TimeNs time_base = 0;  // formats 1 and 2: every section's deltas start here (META says)
+    bool cut_marks() const { return version >= 2; }
 };
 
 TimeNs checked_time(TimeNs base, int64_t delta, const char* what) {
@@ -306,34 +319,44 @@ TimeNs checked_time(TimeNs base, int64_t delta, const char* what) {
     return t;
 }
 
-// The batch ids a capture's spans use, checked once every section is read.
-struct BatchRange {
-    int64_t min = std::numeric_limits<int64_t>::max(), max = kNoBatch;
-    void note(int64_t batch) {
-        if (batch == kNoBatch) return;
-        min = std::min(min, batch);
-        max = std::max(max, batch);
+// What the spans use, checked once META and the tables are read (format 3 writes them last).
+struct SpanUse {
+    int64_t min_batch = std::numeric_limits<int64_t>::max(), max_batch = kNoBatch;
+    uint64_t max_name = 0;
+    int max_kind = 0;
+    void note(const Span& s) {
+        if (s.batch != kNoBatch) {
+            min_batch = std::min(min_batch, s.batch);
+            max_batch = std::max(max_batch, s.batch);
+        }
+        max_name = std::max<uint64_t>(max_name, s.name);
+        max_kind = std::max(max_kind, static_cast<int>(s.kind));
     }
 };
 
-// Appends one SPAN section's spans to their lane in `lanes`; returns how many.
+// Appends one SPAN section's spans to their lane in `lanes` (by lane id; LaneId bounds it); returns how
+// many.
 size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
-                    std::vector<std::vector<Span>>& lanes, BatchRange& batches) {
+                    std::vector<std::vector<Span>>& lanes, SpanUse& use) {
     varint::Reader in(raw.data(), raw.size());
     const uint64_t lane_id = in.get("the lane id");
-    if (lane_id >= limits.lanes)
-        throw varint::FormatError(fmt::format("spans for lane {}, which the header does not list", lane_id));
+    if (lane_id >= kNoLane) throw varint::FormatError(fmt::format("spans for lane {}, past any lane", lane_id));
+    const bool v3 = limits.version >= 3;
+    const int column_count = v3 ? kColumns : kColumnsBefore3;
     // Every span takes at least a byte in each column, and a writer puts at most kSpansPerSection in one.
-    const uint64_t count = in.get_count("the span count", kColumns);
+    const uint64_t count = in.get_count("the span count", static_cast<size_t>(column_count));
     if (count > kSpansPerSection)
         throw varint::FormatError(
             fmt::format("{} spans in one section, more than a writer puts there", count));
+    const TimeNs base = v3 ? checked_time(0, static_cast<int64_t>(in.get("the section's time")), "start")
+                           : limits.time_base;
     std::array<varint::Reader, kColumns> columns;
-    for (auto& column : columns) column = in.sub(in.get("a column's length"), "a column");
+    for (int c = 0; c < column_count; ++c) columns[c] = in.sub(in.get("a column's length"), "a column");
     if (!in.done()) throw varint::FormatError("a SPAN section has bytes after its columns");
 
+    if (lanes.size() <= lane_id) lanes.resize(lane_id + 1);
     std::vector<Span>& spans = lanes[lane_id];
-    TimeNs previous_start = limits.time_base;
+    TimeNs previous_start = base;
     int64_t previous_batch = kNoBatch;
     const size_t first = spans.size();
     spans.resize(first + count);
@@ -348,29 +371,41 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
         if (batch < kNoBatch)
             throw varint::FormatError(fmt::format("a span's batch id {} is negative", batch));
         s.batch = batch;
-        batches.note(batch);
         s.bytes = columns[kBytes].get("a byte count");
-        uint8_t packed = columns[kKindMemory].byte("a kind");
-        const bool cut = limits.cut_marks && (packed & kCutBit);
-        if (cut) packed &= static_cast<uint8_t>(~kCutBit);
-        if ((packed & 0xF) >= kSpanKindCount || (packed >> 4) > static_cast<int>(HostMemory::pinned))
-            throw varint::FormatError(fmt::format("a span has an unknown kind or memory ({:#04x})", packed));
-        s.kind = static_cast<SpanKind>(packed & 0xF);
-        s.memory = static_cast<HostMemory>(packed >> 4);
-        s.cut = cut;
+        if (v3) {
+            s.kind = static_cast<SpanKind>(columns[kKind].byte("a kind"));
+            const uint8_t flags = columns[kFlags].byte("a span's flags");
+            if ((flags & 0x3) > static_cast<int>(HostMemory::pinned) || (flags & ~(0x3 | kFlagCut)))
+                throw varint::FormatError(fmt::format("a span has unknown flags ({:#04x})", flags));
+            s.memory = static_cast<HostMemory>(flags & 0x3);
+            s.cut = (flags & kFlagCut) != 0;
+            const uint8_t depth = columns[kDepth].byte("a depth");
+            if (depth > kMaxSpanDepth) throw varint::FormatError(fmt::format("a span's depth {} is too deep", depth));
+            s.depth = depth;
+        } else {
+            uint8_t packed = columns[kKind].byte("a kind");
+            const bool cut = limits.cut_marks() && (packed & kCutBit);
+            if (cut) packed &= static_cast<uint8_t>(~kCutBit);
+            if ((packed & 0xF) >= kSpanKindCount || (packed >> 4) > static_cast<int>(HostMemory::pinned))
+                throw varint::FormatError(fmt::format("a span has an unknown kind or memory ({:#04x})", packed));
+            s.kind = static_cast<SpanKind>(packed & 0xF);
+            s.memory = static_cast<HostMemory>(packed >> 4);
+            s.cut = cut;
+        }
         const uint64_t name = columns[kName].get("a name id");
-        if (name >= limits.names)
-            throw varint::FormatError(fmt::format("a span names string {}, past the string table", name));
+        if (name > kMaxNameId)
+            throw varint::FormatError(fmt::format("a span names string {}, past any string table", name));
         s.name = static_cast<uint32_t>(name);
+        use.note(s);
         previous_start = s.start;
         previous_batch = batch;
     }
-    for (const auto& column : columns)
-        if (!column.done()) throw varint::FormatError("a span column holds more than its spans");
+    for (int c = 0; c < column_count; ++c)
+        if (!columns[c].done()) throw varint::FormatError("a span column holds more than its spans");
     return count;
 }
 
-std::vector<uint8_t> encode_counters(CounterKind kind, const std::vector<CounterSample>& samples) {
+std::vector<uint8_t> encode_counters(CounterKind kind, std::span<const CounterSample> samples) {
     std::vector<uint8_t> out;
     varint::put(out, static_cast<uint64_t>(kind));
     varint::put(out, samples.size());
@@ -383,12 +418,14 @@ std::vector<uint8_t> encode_counters(CounterKind kind, const std::vector<Counter
     return out;
 }
 
-void decode_counters(const std::vector<uint8_t>& raw, TraceStore& store,
+// Formats 1 and 2 hold each series in one section; format 3, written as the run goes, in several.
+void decode_counters(const std::vector<uint8_t>& raw, TraceStore& store, bool several_per_kind,
                      std::array<bool, kCounterKindCount>& seen, uint64_t& samples_read) {
     varint::Reader in(raw.data(), raw.size());
     const uint64_t kind = in.get("the counter kind");
     if (kind >= kCounterKindCount) throw varint::FormatError(fmt::format("an unknown counter kind {}", kind));
-    if (seen[kind]) throw varint::FormatError(fmt::format("counter kind {} appears twice", kind));
+    if (seen[kind] && !several_per_kind)
+        throw varint::FormatError(fmt::format("counter kind {} appears twice", kind));
     seen[kind] = true;
     const uint64_t count = in.get_count("the sample count", 9);  // a time byte and a double each
     std::vector<TimeNs> times(count);
@@ -407,24 +444,130 @@ void decode_counters(const std::vector<uint8_t>& raw, TraceStore& store,
     samples_read += count;
 }
 
+std::vector<uint8_t> encode_flows(std::span<const Flow> flows) {
+    std::vector<uint8_t> out;
+    varint::put(out, flows.size());
+    for (const Flow& f : flows) {
+        varint::put(out, f.from_lane);
+        varint::put(out, f.to_lane);
+        varint::put(out, static_cast<uint64_t>(f.from_start));
+        varint::put_signed(out, f.to_start - f.from_start);
+    }
+    return out;
+}
+
+void decode_flows(const std::vector<uint8_t>& raw, TraceStore& store, uint64_t& flows_read) {
+    varint::Reader in(raw.data(), raw.size());
+    const uint64_t count = in.get_count("the flow count", 4);
+    for (uint64_t i = 0; i < count; ++i) {
+        Flow f;
+        const uint64_t from = in.get("a flow's lane"), to = in.get("a flow's lane");
+        if (from >= kNoLane || to >= kNoLane) throw varint::FormatError("a flow names a lane past any lane");
+        f.from_lane = static_cast<LaneId>(from);
+        f.to_lane = static_cast<LaneId>(to);
+        f.from_start = checked_time(0, static_cast<int64_t>(in.get("a flow's start")), "flow start");
+        f.to_start = checked_time(f.from_start, in.get_signed("a flow's end"), "flow end");
+        store.add(f);
+    }
+    if (!in.done()) throw varint::FormatError("a FLOW section has bytes after its flows");
+    flows_read += count;
+}
+
 //------------------------------------------------------------------------------------------------------------
 // [SECTION] Writing
 //------------------------------------------------------------------------------------------------------------
 
-TimeNs earliest_start(const TraceStore& store) {
-    TimeNs first = std::numeric_limits<TimeNs>::max();
-    for (const LaneInfo& lane : store.lanes())
-        if (!store.spans(lane.id).empty()) first = std::min(first, store.spans(lane.id).front().start);
-    return first == std::numeric_limits<TimeNs>::max() ? 0 : first;
+// INDX: where each SPAN section is and what it covers, so that a reader can take only the sections of a
+// time range; and where META and the tables are.
+struct IndexEntry {
+    uint64_t offset = 0;
+    LaneId lane = kNoLane;
+    uint64_t spans = 0;
+    TimeNs first_start = 0, last_end = 0;
+};
+
+std::vector<uint8_t> encode_index(const std::vector<IndexEntry>& entries, uint64_t meta_offset) {
+    std::vector<uint8_t> out;
+    varint::put(out, meta_offset);
+    varint::put(out, entries.size());
+    for (const IndexEntry& e : entries) {
+        varint::put(out, e.offset);
+        varint::put(out, e.lane);
+        varint::put(out, e.spans);
+        varint::put(out, static_cast<uint64_t>(e.first_start));
+        varint::put(out, static_cast<uint64_t>(e.last_end - e.first_start));
+    }
+    return out;
 }
+
+}  // namespace
+
+struct CaptureWriter::State {
+    std::ostream& out;
+    CompressContext zstd;
+    uint64_t offset = 0;
+    std::vector<IndexEntry> index;
+    uint64_t spans = 0, samples = 0;
+    bool finished = false;
+
+    void write(const std::string& bytes) {
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        offset += bytes.size();
+    }
+    void section(uint32_t section_tag, const std::vector<uint8_t>& raw) {
+        write(section_bytes(zstd, section_tag, raw.data(), raw.size()));
+    }
+};
+
+CaptureWriter::CaptureWriter(std::ostream& out) : state_(std::make_unique<State>(State{out})) {
+    state_->write(file_header_bytes(kCaptureFormatVersion));
+}
+
+CaptureWriter::~CaptureWriter() = default;
+
+void CaptureWriter::spans(LaneId lane, std::span<const Span> spans) {
+    for (size_t from = 0; from < spans.size(); from += kSpansPerSection) {
+        const std::span<const Span> run = spans.subspan(from, std::min(kSpansPerSection, spans.size() - from));
+        IndexEntry entry{state_->offset, lane, run.size(), run.front().start, run.front().end};
+        for (const Span& s : run) {
+            entry.first_start = std::min(entry.first_start, s.start);
+            entry.last_end = std::max(entry.last_end, s.end);
+        }
+        state_->section(kSpans, encode_spans(lane, run));
+        state_->index.push_back(entry);
+        state_->spans += run.size();
+    }
+}
+
+void CaptureWriter::counters(CounterKind kind, std::span<const CounterSample> samples) {
+    if (samples.empty()) return;
+    state_->section(kCounters, encode_counters(kind, samples));
+    state_->samples += samples.size();
+}
+
+void CaptureWriter::finish(const TraceStore& tables, const CaptureInfo& info) {
+    State& st = *state_;
+    st.section(kStrings, encode_strings(tables.names()));
+    st.section(kCategories, encode_strings(tables.categories().custom()));
+    st.section(kFlows, encode_flows(tables.flows()));
+    const uint64_t meta_offset = st.offset;
+    const std::string meta = meta_json(tables, info, {st.spans, st.samples}).dump();
+    st.section(kMeta, std::vector<uint8_t>(meta.begin(), meta.end()));
+    const uint64_t index_offset = st.offset;
+    st.section(kIndex, encode_index(st.index, meta_offset));
+    st.write(section_header_bytes(kEnd, 0, index_offset));  // format 3's END says where INDX is
+    st.finished = true;
+}
+
+uint64_t CaptureWriter::spans_written() const {
+    return state_->spans;
+}
+
+namespace {
 
 void write_capture(std::ostream& out, const TraceStore& store, const CaptureInfo& info,
                    const std::function<void(double)>& progress) {
-    const TimeNs time_base = earliest_start(store);
-    SectionWriter sections(out);
-    const std::string meta = meta_json(store, info, time_base).dump();
-    sections.section(kMeta, std::vector<uint8_t>(meta.begin(), meta.end()));
-    sections.section(kStrings, encode_strings(store.names()));
+    CaptureWriter writer(out);
     size_t written = 0;
     const double total = std::max<double>(1, static_cast<double>(store.span_count()));
     for (const LaneInfo& lane : store.lanes()) {
@@ -432,57 +575,74 @@ void write_capture(std::ostream& out, const TraceStore& store, const CaptureInfo
         for (size_t from = 0; from < spans.size(); from += kSpansPerSection) {
             const std::span<const Span> run =
                 spans.subspan(from, std::min(kSpansPerSection, spans.size() - from));
-            // Each section's deltas start afresh from the time base, so sections decode on their own.
-            sections.section(kSpans, encode_spans(lane.id, run, time_base));
+            writer.spans(lane.id, run);
             written += run.size();
             if (progress) progress(static_cast<double>(written) / total);
         }
     }
-    for (int kind = 0; kind < kCounterKindCount; ++kind) {
-        const std::vector<CounterSample>& samples = store.counters(CounterKind(kind));
-        if (!samples.empty()) sections.section(kCounters, encode_counters(CounterKind(kind), samples));
-    }
-    sections.end();
+    for (int kind = 0; kind < kCounterKindCount; ++kind)
+        writer.counters(CounterKind(kind), store.counters(CounterKind(kind)));
+    writer.finish(store, info);
 }
 
 //------------------------------------------------------------------------------------------------------------
 // [SECTION] Reading
 //------------------------------------------------------------------------------------------------------------
 
+// Reads every section in file order. Formats 1 and 2 start with META and put STRS before the spans;
+// format 3, written as the run goes, puts the spans first and META, the tables and INDX last. Either way
+// every id a span holds is checked against the tables once all are read.
 Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(double)>& progress) {
     SectionReader sections(data, size);
-    Section first = sections.next();
-    if (first.tag != kMeta)
-        throw CaptureError(fmt::format("its first section is {}, not META", tag_name(first.tag)));
-    Meta meta = meta_from_json(first.raw);
-    first.raw = {};
-
+    const uint32_t version = sections.version();
     Capture capture;
-    capture.info = std::move(meta.info);
-    capture.store.set_lanes(meta.lanes);
     capture.file_bytes = size;
-    std::vector<std::vector<Span>> lanes(meta.lanes.size());
-    Limits limits{meta.lanes.size(), 0, meta.time_base, sections.version() >= 2};
-    bool have_strings = false;
+    std::optional<Meta> meta;
+    std::vector<std::vector<Span>> lanes;
+    Limits limits{version, 0};
+    bool have_strings = false, have_categories = false, have_flows = false, have_index = false;
+    size_t names = 0, categories = kSpanKindCount;
     std::array<bool, kCounterKindCount> counters_seen{};
-    uint64_t spans_read = 0, samples_read = 0;
-    BatchRange batches;
-    for (;;) {
+    uint64_t spans_read = 0, samples_read = 0, flows_read = 0, index_offset = 0;
+    SpanUse use;
+    for (bool first = true;; first = false) {
+        const size_t offset = sections.offset();
         Section section = sections.next();
-        if (section.tag == kEnd) break;
+        if (section.tag == kEnd) {
+            index_offset = sections.end_value();
+            break;
+        }
         const std::string name = tag_name(section.tag);
+        if (first && version < 3 && section.tag != kMeta)
+            throw CaptureError(fmt::format("its first section is {}, not META", name));
         try {
-            if (section.tag == kStrings) {
+            if (section.tag == kMeta) {
+                if (meta) throw varint::FormatError("a second header");
+                meta = meta_from_json(section.raw, version);
+                limits.time_base = meta->time_base;
+            } else if (section.tag == kStrings) {
                 if (have_strings) throw varint::FormatError("a second string table");
-                limits.names = decode_strings(section.raw, capture.store);
+                names = decode_strings(section.raw, capture.store);
                 have_strings = true;
+            } else if (section.tag == kCategories && version >= 3) {
+                if (have_categories) throw varint::FormatError("a second category table");
+                categories = decode_categories(section.raw, capture.store);
+                have_categories = true;
             } else if (section.tag == kSpans) {
-                if (!have_strings) throw varint::FormatError("spans before the string table");
-                spans_read += decode_spans(section.raw, limits, lanes, batches);
-                if (spans_read > meta.spans)
-                    throw varint::FormatError(fmt::format("more spans than the header's {}", meta.spans));
+                if (version < 3 && !have_strings) throw varint::FormatError("spans before the string table");
+                spans_read += decode_spans(section.raw, limits, lanes, use);
+                if (meta && spans_read > meta->spans)
+                    throw varint::FormatError(fmt::format("more spans than the header's {}", meta->spans));
             } else if (section.tag == kCounters) {
-                decode_counters(section.raw, capture.store, counters_seen, samples_read);
+                decode_counters(section.raw, capture.store, version >= 3, counters_seen, samples_read);
+            } else if (section.tag == kFlows && version >= 3) {
+                if (have_flows) throw varint::FormatError("a second flow table");
+                decode_flows(section.raw, capture.store, flows_read);
+                have_flows = true;
+            } else if (section.tag == kIndex && version >= 3) {
+                if (have_index) throw varint::FormatError("a second index");
+                have_index = true;
+                index_offset = offset;  // checked against what END says
             }
             // An unknown tag is a later format's addition this reader can skip.
         } catch (const varint::FormatError& e) {
@@ -492,16 +652,32 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
             throw CaptureError("opening was cancelled");
     }
     if (!sections.at_end()) throw CaptureError("it has bytes after its END section");
-    if (spans_read != meta.spans || samples_read != meta.counter_samples)
+    if (!meta) throw CaptureError("it has no header (META)");
+    if (version >= 3 && (!have_index || !have_strings))
+        throw CaptureError(fmt::format("it lacks its {}", have_strings ? "index (INDX)" : "string table (STRS)"));
+    if (version >= 3 && sections.end_value() != index_offset)
+        throw CaptureError("its END section does not point at its index");
+    if (spans_read != meta->spans || samples_read != meta->counter_samples)
         throw CaptureError(
             fmt::format("it holds {} spans and {} counter samples where its header says {} and {}",
-                        spans_read, samples_read, meta.spans, meta.counter_samples));
+                        spans_read, samples_read, meta->spans, meta->counter_samples));
+    if (lanes.size() > meta->lanes.size())
+        throw CaptureError(fmt::format("it has spans for lane {}, which its header does not list", lanes.size() - 1));
+    if (spans_read > 0 && use.max_name >= names)
+        throw CaptureError(fmt::format("a span names string {}, past the string table", use.max_name));
+    if (spans_read > 0 && static_cast<size_t>(use.max_kind) >= categories)
+        throw CaptureError(fmt::format("a span has category {}, which the capture does not name", use.max_kind));
+    for (const Flow& f : capture.store.flows())
+        if (f.from_lane >= meta->lanes.size() || f.to_lane >= meta->lanes.size())
+            throw CaptureError("a flow names a lane its header does not list");
     const int64_t max_spread = std::min(kMaxBatchSpread, static_cast<int64_t>(spans_read) + kBatchGapSlack);
-    if (batches.max != kNoBatch && batches.max - batches.min > max_spread)
+    if (use.max_batch != kNoBatch && use.max_batch - use.min_batch > max_spread)
         throw CaptureError(
             fmt::format("its batch ids spread from {} to {}, wider than its {} spans could cover",
-                        batches.min, batches.max, spans_read));
+                        use.min_batch, use.max_batch, spans_read));
 
+    capture.info = std::move(meta->info);
+    capture.store.set_lanes(meta->lanes);
     for (size_t id = 0; id < lanes.size(); ++id) {
         std::vector<Span>& spans = lanes[id];
         const auto by_start = [](const Span& a, const Span& b) { return a.start < b.start; };
@@ -519,9 +695,17 @@ std::string file_problem(const std::filesystem::path& path, const std::string& w
 
 }  // namespace
 
+int capture_batch_size(const CaptureInfo& info) {
+    return info.config ? info.config->batch_size : 0;
+}
+
+double capture_slow_motion(const CaptureInfo& info) {
+    return info.config ? info.config->slow_motion : 1.0;
+}
+
 Metrics capture_metrics(const Capture& capture) {
-    return compute_metrics(capture.store, capture.info.config.batch_size, capture.info.window,
-                           capture.info.config.slow_motion);
+    return compute_metrics(capture.store, capture_batch_size(capture.info), capture.info.window,
+                           capture_slow_motion(capture.info));
 }
 
 void save_capture(OutputFile& file, const TraceStore& store, const CaptureInfo& info,

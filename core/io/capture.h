@@ -5,16 +5,25 @@
 //   file header  "PINSCOPE" | u32 format version | u32 0
 //   sections     u32 tag | u32 0 | u64 stored bytes | u64 raw bytes | a zstd frame of `stored bytes`
 //                that inflates to `raw bytes` (with zstd's content checksum)
-//     META  JSON: the writer's version, the config, the device and its calibration, the lanes, the
-//           metrics window and metrics, span and sample counts, what was lost while recording
+//   Format 3 streams: a run appends its spans as it records them, and the tables that only the end
+//   knows come last, so a capture's length is bounded by the disk and not by memory.
+//     SPAN  a run of one lane's spans (at most kSpansPerSection), as columns (columns compress far better
+//           than rows): the run's first start, then starts as deltas, durations, batch ids as deltas,
+//           bytes, kind (the category id), flags (memory, the cut mark), depth, name ids
+//     CNTR  samples of one counter series, time deltas and exact doubles; a series may take several
 //     STRS  the string table that span names index (entry 0 is "", the name of unnamed spans)
-//     SPAN  a run of one lane's spans, sorted by start, as columns (columns compress far better than
-//           rows): starts as deltas, durations, batch ids as deltas, bytes, kind, memory and the cut mark
-//           packed in a byte, name ids. A lane longer than kSpansPerSection takes several sections, so a
-//           reader never holds more than one section's bytes twice.
-//     CNTR  the samples of one counter series: time deltas and exact doubles
-//     END.  the last section; a file without it was cut short
-//   Flows need no section: spans carry batch ids, and a batch's flow links its spans in time order.
+//     CATS  the categories an imported trace brings, ids from kSpanKindCount on (pinscope's own kinds
+//           need no entry)
+//     FLOW  arrows between spans (Flow): pinscope's own batches need none, their spans carry batch ids
+//     META  JSON: the writer's version, the config (null for a trace no pipeline of pinscope's ran),
+//           the device and its calibration, the lanes (role, origin, group), the metrics window and
+//           metrics, span and sample counts, what was lost while recording
+//     INDX  where META and each SPAN section are, with each one's lane, span count and time range: what
+//           a reader that wants one time range of a big capture seeks by
+//     END.  the last section, empty; its raw-bytes field holds INDX's offset. A file without it was cut
+//           short
+//   Formats 1 and 2 (still read) start with META, then STRS, SPAN with kind and memory packed in a byte
+//   and deltas from META's time_base, CNTR once per series, END with zeros.
 //
 // Reading checks every length against what is left of the file before allocating, every id against the
 // tables it indexes, and every section against its checksum: a truncated, corrupt, foreign or newer
@@ -24,7 +33,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -40,8 +51,10 @@
 
 namespace pinscope {
 
-// 2: a span the run's end cut short is marked (bit 7 of its kind byte). Format 1 files still open.
-constexpr uint32_t kCaptureFormatVersion = 2;
+// 2: a span the run's end cut short is marked (bit 7 of its kind byte).
+// 3: streamed (tables and META last, an index); lanes by origin, role and group; spans with a category
+//    and a depth; flows; the config optional. Format 1 and 2 files still open.
+constexpr uint32_t kCaptureFormatVersion = 3;
 constexpr const char* kCaptureExtension = ".pinscope";
 
 class CaptureError : public std::runtime_error {
@@ -53,7 +66,8 @@ class CaptureError : public std::runtime_error {
 struct CaptureInfo {
     std::string writer_version;  // the pinscope that wrote it (save_capture fills it in)
     std::string created;         // UTC, ISO 8601 (save_capture fills it in when empty)
-    PipelineConfig config;
+    // The pipeline that ran; none for a trace that no pipeline of pinscope's recorded (an import).
+    std::optional<PipelineConfig> config;
     DeviceInfo device;
     std::string device_why;
     nlohmann::json calibration = nullptr;  // the simulated GPU's calibration file; null for a real GPU
@@ -77,6 +91,34 @@ struct Capture {
 
 // The metrics of a capture over its recorded window, computed from its spans as the live run did.
 Metrics capture_metrics(const Capture& capture);
+// What the metrics need of the config: samples per batch (0 when there is no config: samples unknown) and
+// how many times slower than real time the run was recorded (1 without one).
+int capture_batch_size(const CaptureInfo& info);
+double capture_slow_motion(const CaptureInfo& info);
+
+// Writes a capture a piece at a time: spans and counter samples as they come (a run streaming its
+// capture, core/io/capture_stream.h), then finish() with what only the end knows. Each call writes
+// whole sections to `out`, which the caller owns and keeps open until finish() returns.
+class CaptureWriter {
+  public:
+    explicit CaptureWriter(std::ostream& out);  // writes the file header
+    ~CaptureWriter();
+    CaptureWriter(const CaptureWriter&) = delete;
+    CaptureWriter& operator=(const CaptureWriter&) = delete;
+
+    // One lane's spans, in any order (a reader sorts each lane by start); ids are those of the `tables`
+    // given to finish().
+    void spans(LaneId lane, std::span<const Span> spans);
+    void counters(CounterKind kind, std::span<const CounterSample> samples);
+    // The string and category tables, the flows and the lanes of `tables`, META from `info`, the index
+    // and END. Nothing may be written after it.
+    void finish(const TraceStore& tables, const CaptureInfo& info);
+    uint64_t spans_written() const;
+
+  private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // Writes `store` and `info` to `file` (core/files/output_file.h: a temporary, fsync, rename; or a FIFO or
 // device as a stream). `progress` is told the share written so far, in [0, 1]. Throws CaptureError naming

@@ -60,8 +60,8 @@ void save_capture_csv(OutputFile& batches, OutputFile& metrics_file, const Captu
     const bool whole = window.start == 0 && window.end == 0;
     const Metrics metrics =
         whole ? capture_metrics(capture)
-              : compute_metrics(capture.store, capture.info.config.batch_size,
-                                MetricsWindow{window.start, window.end}, capture.info.config.slow_motion);
+              : compute_metrics(capture.store, capture_batch_size(capture.info),
+                                MetricsWindow{window.start, window.end}, capture_slow_motion(capture.info));
     batches.write([&](std::ostream& out) { write_batches_csv(out, capture.store, window); });
     metrics_file.write([&](std::ostream& out) { write_metrics_csv(out, metrics_json(metrics)); });
 }
@@ -74,7 +74,12 @@ CsvFiles save_capture_csv(const std::filesystem::path& path, const Capture& capt
 }
 
 std::string capture_title(const Capture& capture) {
-    const PipelineConfig& c = capture.info.config;
+    if (!capture.info.config) {  // a trace no pipeline of pinscope's ran: say whose and how big
+        const std::string file = capture.path.empty() ? "trace" : capture.path.filename().string();
+        return fmt::format("{} \xC2\xB7 {} lanes \xC2\xB7 {} spans", file, capture.store.lanes().size(),
+                           capture.store.span_count());
+    }
+    const PipelineConfig& c = *capture.info.config;
     std::string loader = c.num_workers ? fmt::format("{} workers", c.num_workers) : "no workers";
     loader += c.pin_memory ? ", pin_memory=true" : ", pin_memory=false";
     if (c.non_blocking) loader += ", non_blocking";
@@ -86,7 +91,7 @@ std::string capture_title(const Capture& capture) {
 ExportInfo capture_export_info(const Capture& capture, Interval window) {
     return {capture.info.device.name,
             "pinscope",
-            config_to_json(capture.info.config),
+            capture.info.config ? config_to_json(*capture.info.config) : nlohmann::json(nullptr),
             metrics_json(capture_metrics(capture)),
             window.start,
             window.end};

@@ -49,10 +49,13 @@ nlohmann::json lanes_json(const std::vector<LaneInfo>& lanes) {
     nlohmann::json out = nlohmann::json::array();
     for (const LaneInfo& lane : lanes)
         out.push_back({{"id", lane.id},
-                       {"kind", kLaneKindKeys[static_cast<int>(lane.kind)]},
+                       {"role", kLaneRoleKeys[static_cast<int>(lane.role)]},
                        {"index", lane.index},
                        {"name", lane.name},
                        {"group", kGroupKeys[static_cast<int>(lane.group)]},
+                       {"process", lane.origin.process},
+                       {"thread", lane.origin.thread},
+                       {"group_name", lane.group_name},
                        {"sort_key", lane.sort_key}});
     return out;
 }
@@ -126,24 +129,29 @@ std::optional<GpuTraceReport> gpu_trace_from_json(const nlohmann::json& j) {
     return report;
 }
 
-LaneInfo lane_from_json(const nlohmann::json& j, size_t position) {
+// Formats 1 and 2 name a lane's role "kind" and know only pinscope's own lanes: their origin and group
+// name follow from role and index as they do for a live run.
+LaneInfo lane_from_json(const nlohmann::json& j, size_t position, uint32_t version) {
     const MetaReader r(j);
-    LaneInfo lane;
     if (r.count("id") != position)
         throw CaptureError(fmt::format("lane {} is listed out of order", position));
+    const std::string role = r.text(version >= 3 ? "role" : "kind");
+    const auto at = std::find(kLaneRoleKeys.begin(), kLaneRoleKeys.end(), role);
+    if (at == kLaneRoleKeys.end() || (version < 3 && at - kLaneRoleKeys.begin() > static_cast<int>(LaneRole::d2h)))
+        throw CaptureError(fmt::format("lane {} has an unknown role \"{}\"", position, printable(role)));
+    const int index = static_cast<int>(r.integer("index"));
+    LaneInfo lane = own_lane(static_cast<LaneRole>(at - kLaneRoleKeys.begin()), index);
     lane.id = static_cast<LaneId>(position);
-    const std::string kind = r.text("kind");
-    const auto at = std::find(kLaneKindKeys.begin(), kLaneKindKeys.end(), kind);
-    if (at == kLaneKindKeys.end())
-        throw CaptureError(fmt::format("lane {} has an unknown kind \"{}\"", position, kind));
-    lane.kind = static_cast<LaneKind>(at - kLaneKindKeys.begin());
-    lane.index = static_cast<int>(r.integer("index"));
     lane.name = printable(r.text("name"));
     const std::string group = r.text("group");
     if (group != kGroupKeys[0] && group != kGroupKeys[1])
-        throw CaptureError(fmt::format("lane {} has an unknown group \"{}\"", position, group));
+        throw CaptureError(fmt::format("lane {} has an unknown group \"{}\"", position, printable(group)));
     lane.group = group == kGroupKeys[0] ? LaneGroup::host : LaneGroup::device;
     lane.sort_key = static_cast<int>(r.integer("sort_key"));
+    if (version >= 3) {
+        lane.origin = {r.integer("process"), r.integer("thread")};
+        lane.group_name = printable(r.text("group_name"));
+    }
     return lane;
 }
 
@@ -155,30 +163,27 @@ constexpr int kMaxMetaDepth = 32;
 
 }  // namespace
 
-nlohmann::json meta_json(const TraceStore& store, const CaptureInfo& info, TimeNs time_base) {
-    size_t samples = 0;
-    for (int kind = 0; kind < kCounterKindCount; ++kind) samples += store.counters(CounterKind(kind)).size();
+nlohmann::json meta_json(const TraceStore& tables, const CaptureInfo& info, Counts counts) {
     return {{"format", "pinscope-capture"},
             {"format_version", kCaptureFormatVersion},
             {"writer_version", PINSCOPE_VERSION},
             {"created", info.created.empty() ? utc_now() : info.created},
-            {"config", config_to_json(info.config)},
+            {"config", info.config ? config_to_json(*info.config) : nlohmann::json(nullptr)},
             {"device", device_json(info.device)},
             {"device_why", info.device_why},
             {"calibration", info.calibration},
             {"window", {{"start", info.window.start}, {"end", info.window.end}}},
             {"metrics", info.metrics},
             {"dropped_spans", info.dropped_spans},
-            {"evicted_spans", info.evicted_spans + store.evicted_spans()},
+            {"evicted_spans", info.evicted_spans + tables.evicted_spans()},
             {"gpu_trace", gpu_trace_json(info.gpu_trace)},
-            {"lanes", lanes_json(store.lanes())},
-            {"time_base", time_base},
-            {"spans", store.span_count()},
-            {"counter_samples", samples},
-            {"flows", "by batch id: a batch's spans in time order"}};
+            {"lanes", lanes_json(tables.lanes())},
+            {"spans", counts.spans},
+            {"counter_samples", counts.counter_samples},
+            {"flows", "in FLOW, and by batch id: a batch's spans in time order"}};
 }
 
-Meta meta_from_json(const std::vector<uint8_t>& raw) {
+Meta meta_from_json(const std::vector<uint8_t>& raw, uint32_t version) {
     if (raw.size() > kMaxMetaBytes)
         throw CaptureError(fmt::format("its header (META) is {} bytes, more than any capture's", raw.size()));
     int depth = 0;
@@ -197,15 +202,19 @@ Meta meta_from_json(const std::vector<uint8_t>& raw) {
     // Every text that may reach a terminal is kept printable (units.h): a name is never a command to it.
     info.writer_version = printable(r.text("writer_version"));
     info.created = printable(r.text("created"));
-    try {
-        info.config = config_from_json(r.object("config"));
-    } catch (const ConfigFileError& e) {
-        throw CaptureError(fmt::format("its config cannot be read: {}", e.what()));
+    // From format 3 on a capture may have no config: a trace no pipeline of pinscope's ran.
+    if (version < 3 || !r.any("config").is_null()) {
+        try {
+            info.config = config_from_json(r.object("config"));
+        } catch (const ConfigFileError& e) {
+            throw CaptureError(fmt::format("its config cannot be read: {}", e.what()));
+        }
+        info.config->calibration = printable(info.config->calibration);
+        // The numbers were read as the command line reads them; now their ranges and rules, as it checks
+        // them.
+        const Validation validation = validate(*info.config);
+        if (!validation.ok()) info.config_problem = printable(describe(validation.errors.front()));
     }
-    info.config.calibration = printable(info.config.calibration);
-    // The numbers were read as the command line reads them; now their ranges and rules, as it checks them.
-    const Validation validation = validate(info.config);
-    if (!validation.ok()) info.config_problem = printable(describe(validation.errors.front()));
     info.device = device_from_json(r.object("device"));
     info.device_why = printable(r.text("device_why"));
     info.calibration = r.any("calibration");
@@ -221,8 +230,8 @@ Meta meta_from_json(const std::vector<uint8_t>& raw) {
     const nlohmann::json& lanes = r.array("lanes");
     if (lanes.size() >= kNoLane)
         throw CaptureError(fmt::format("it lists {} lanes, more than a trace holds", lanes.size()));
-    for (size_t i = 0; i < lanes.size(); ++i) meta.lanes.push_back(lane_from_json(lanes[i], i));
-    meta.time_base = r.integer("time_base");
+    for (size_t i = 0; i < lanes.size(); ++i) meta.lanes.push_back(lane_from_json(lanes[i], i, version));
+    if (version < 3) meta.time_base = r.integer("time_base");
     meta.spans = r.count("spans");
     meta.counter_samples = r.count("counter_samples");
     return meta;

@@ -18,13 +18,16 @@ constexpr TimeNs kMaxTime = TimeNs{1} << 62;
 struct Meta {
     CaptureInfo info;
     std::vector<LaneInfo> lanes;
-    TimeNs time_base = 0;
+    TimeNs time_base = 0;  // formats 1 and 2: where span times count from
     uint64_t spans = 0, counter_samples = 0;
 };
 
-// META for `store` as written: its spans' times are relative to `time_base`.
-nlohmann::json meta_json(const TraceStore& store, const CaptureInfo& info, TimeNs time_base);
-// Reads and checks META; throws CaptureError naming the field that is wrong.
-Meta meta_from_json(const std::vector<uint8_t>& raw);
+struct Counts {
+    uint64_t spans = 0, counter_samples = 0;
+};
+// META (format 3) for a capture of `tables`' lanes holding `counts`.
+nlohmann::json meta_json(const TraceStore& tables, const CaptureInfo& info, Counts counts);
+// Reads and checks META of a file of format `version`; throws CaptureError naming the field that is wrong.
+Meta meta_from_json(const std::vector<uint8_t>& raw, uint32_t version);
 
 }  // namespace pinscope::capture_meta

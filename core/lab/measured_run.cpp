@@ -49,7 +49,7 @@ MetricsWindow measured_window(const TraceStore& store) {
 TimeNs first_batch_time(const TraceStore& store) {
     TimeNs first = 0;
     for (const LaneInfo& lane : store.lanes()) {
-        if (lane.kind != LaneKind::h2d) continue;
+        if (lane.role != LaneRole::h2d) continue;
         std::span<const Span> spans = store.spans(lane.id);
         if (!spans.empty() && (first == 0 || spans.front().start < first)) first = spans.front().start;
     }

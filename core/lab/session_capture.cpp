@@ -10,7 +10,7 @@ CaptureInfo session_capture_info(const Session& session, const TraceStore& store
     CaptureInfo info = describe_session(session);
     info.window = window;
     info.metrics =
-        metrics_json(compute_metrics(store, info.config.batch_size, window, info.config.slow_motion));
+        metrics_json(compute_metrics(store, capture_batch_size(info), window, capture_slow_motion(info)));
     info.evicted_spans = store.evicted_spans();
     return info;
 }

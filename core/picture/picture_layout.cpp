@@ -82,8 +82,8 @@ bool is_copy(SpanKind kind) {
 
 // What the legend explains: the kinds whose colours the boxes show, then the hatching and the folds if
 // any box has them. A picture of three lanes does not list eight kinds.
-std::vector<LegendEntry> legend_entries(const std::vector<PictureRow>& rows) {
-    std::array<bool, kSpanKindCount> shown{};
+std::vector<LegendEntry> legend_entries(const std::vector<PictureRow>& rows, const CategoryTable& categories) {
+    std::array<bool, kMaxSpanKinds> shown{};
     bool pageable = false, folded = false;
     SpanKind pageable_kind = SpanKind::h2d, folded_kind = SpanKind::h2d;
     for (const PictureRow& row : rows)
@@ -105,8 +105,8 @@ std::vector<LegendEntry> legend_entries(const std::vector<PictureRow>& rows) {
         e.colour = colour;
         e.look = look;
     };
-    for (int k = 0; k < kSpanKindCount; ++k)
-        if (shown[k]) add(std::string(kSpanKindNames[k]), SpanKind(k), LegendLook::plain);
+    for (int k = 0; k < kMaxSpanKinds; ++k)
+        if (shown[k]) add(std::string(categories.name(SpanKind(k))), SpanKind(k), LegendLook::plain);
     if (pageable) add("from pageable memory", pageable_kind, LegendLook::hatched);
     if (folded) add("spans too short to draw, filled as busy", folded_kind, LegendLook::folded);
     return entries;
@@ -202,7 +202,7 @@ PictureLayout layout_picture(const TraceStore& store, const PictureOptions& opti
         row.label = fit_text(font, lane->name, l.font_px, column - 1.5 * pad);
         if (const LaneSpans* spans = store.lane(lane->id)) row.boxes = lane_boxes(*spans, l.mapping);
     }
-    l.legend = legend_entries(l.rows);
+    l.legend = legend_entries(l.rows, store.categories());
     std::vector<LegendEntry> measured = l.legend;
     const double legend_height = place_legend(measured, font, l.font_px, pad, w - pad, 0);
 

@@ -14,11 +14,38 @@ struct Rgb {
     bool operator==(const Rgb&) const = default;
 };
 
+// The colours of an imported trace's own categories (cpu_op, cuda_runtime, ...), which take them in turn
+// by id: muted, so that pinscope's kinds (copies, kernels, waits) stay the loudest things on screen.
+constexpr int kCategoryHueCount = 7;
+constexpr std::array<Rgb, kCategoryHueCount> kCategoryHues = {{
+    {150, 130, 190},  // lavender
+    {120, 160, 140},  // sage
+    {190, 150, 110},  // tan
+    {110, 150, 190},  // steel
+    {180, 120, 140},  // mauve
+    {160, 170, 100},  // olive
+    {130, 130, 130},  // grey
+}};
+
+// Where a kind takes its colour: pinscope's own kinds their own, imported categories a hue in turn.
+// The GPU renderer's shader has a colour slot per value this gives (kSpanKindCount + kCategoryHueCount).
+constexpr int colour_slot(SpanKind kind) {
+    const int k = static_cast<int>(kind);
+    return k < kSpanKindCount ? k : kSpanKindCount + (k - kSpanKindCount) % kCategoryHueCount;
+}
+
 struct SpanPalette {
     std::array<Rgb, kSpanKindCount> kind;  // by SpanKind
     Rgb pageable_stripe;  // diagonal stripes over a copy from pageable memory, and its outline
     Rgb highlight;        // outline of the hovered batch's spans, and its flow lines
     Rgb background;       // behind the lanes
+
+    // The colour of any span kind, an imported category's included.
+    constexpr Rgb of(SpanKind k) const {
+        const int slot = colour_slot(k);
+        return slot < kSpanKindCount ? kind[static_cast<size_t>(slot)]
+                                     : kCategoryHues[static_cast<size_t>(slot - kSpanKindCount)];
+    }
 };
 
 // Hues chosen so that the copy engines (blue, violet) and the SMs (green) never look alike, and the

@@ -65,7 +65,7 @@ std::string box_label(const TraceStore& store, const Span& span, const PictureFo
 // for stripes keeps its kind's colour between a red cap and foot.
 void draw_box(PictureCanvas& canvas, const LaneBox& box, double y0, double y1, const SpanPalette& palette,
               double frame) {
-    const Rgb colour = palette.kind[static_cast<int>(box.kind)];
+    const Rgb colour = palette.of(box.kind);
     Box filled{box.x0, y0, box.x1, y1};
     if (box.folded()) {
         canvas.fill(filled, colour, 0.25);
@@ -100,7 +100,7 @@ void draw_row(PictureCanvas& canvas, const TraceStore& store, const PictureLayou
         const double pad = std::round(label_px * 0.35);
         const std::string text =
             box_label(store, spans[box.first], font, label_px, box.x1 - box.x0 - 2 * pad);
-        const Rgb colour = look.palette.kind[static_cast<int>(box.kind)];
+        const Rgb colour = look.palette.of(box.kind);
         if (!text.empty())
             canvas.text(box.x0 + pad, std::round((y0 + y1) / 2 + label_px * 0.36), text, label_px,
                         text_on(colour));

@@ -57,7 +57,7 @@ bool DataLoader::pin(LoadedBatch& batch, Recorder& recorder, LaneId lane) {
 
 void DataLoader::worker_loop(int worker) {
     std::shared_ptr<Recorder> recorder = context_.trace.make_recorder();
-    const LaneId lane = context_.trace.lanes().lane(LaneKind::worker, worker);
+    const LaneId lane = context_.trace.lanes().lane(LaneRole::worker, worker);
     this_thread_lane() = lane;
     while (std::optional<IndexBatch> task = index_queues_[worker]->pop()) {
         LoadedBatch batch;
@@ -77,7 +77,7 @@ void DataLoader::worker_loop(int worker) {
 
 void DataLoader::pin_loop() {
     std::shared_ptr<Recorder> recorder = context_.trace.make_recorder();
-    const LaneId lane = context_.trace.lanes().lane(LaneKind::pin);
+    const LaneId lane = context_.trace.lanes().lane(LaneRole::pin);
     this_thread_lane() = lane;
     while (std::optional<LoadedBatch> batch = worker_results_.pop()) {
         if (!batch->failure && !pin(*batch, *recorder, lane)) break;

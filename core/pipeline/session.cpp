@@ -203,7 +203,7 @@ void Session::replace_device_if_needed(const PipelineConfig& config) {
 
 void Session::run() {
     std::shared_ptr<Recorder> recorder = parts_.trace->make_recorder();
-    const LaneId lane = parts_.trace->lanes().lane(LaneKind::main);
+    const LaneId lane = parts_.trace->lanes().lane(LaneRole::main);
     this_thread_lane() = lane;
     PipelineConfig config = config_;
     try {

@@ -16,7 +16,7 @@ class NameTable {
   public:
     uint32_t intern(std::string_view name) {
         if (name.empty()) return kNoName;
-        if (names_.size() > kMaxNameId) throw std::length_error("a trace holds at most 2^31 span names");
+        if (names_.size() > kMaxNameId) throw std::length_error("a trace holds at most 2^24 span names");
         auto [at, added] = ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
         if (added) names_.push_back(at->first);
         return at->second;

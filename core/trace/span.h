@@ -30,8 +30,18 @@ constexpr int kSpanKindCount = static_cast<int>(SpanKind::count);
 constexpr std::array<std::string_view, kSpanKindCount> kSpanKindNames = {
     "fetch", "pin", "wait", "stage", "sync", "h2d", "kernel", "d2h", "tracing"};
 
+// A span's kind is its category. The kinds above are pinscope's own, which its metrics and advisor know;
+// a trace pinscope did not record (an import) brings categories of its own ("cpu_op", "cuda_runtime"),
+// which take the values from kSpanKindCount up and are named by the trace's CategoryTable
+// (core/trace/category_table.h). Metrics leave them out; the timeline and the exports keep them.
+constexpr int kMaxSpanKinds = 256;
+inline bool is_builtin(SpanKind kind) {
+    return static_cast<int>(kind) < kSpanKindCount;
+}
+
+// The name of one of pinscope's own kinds; "" for an imported category (its table names it).
 inline std::string_view span_kind_name(SpanKind kind) {
-    return kSpanKindNames[static_cast<int>(kind)];
+    return is_builtin(kind) ? kSpanKindNames[static_cast<int>(kind)] : std::string_view();
 }
 
 // Which host memory a copy touched. Pageable copies are the lesson of the whole tool, so every span
@@ -44,7 +54,8 @@ inline std::string_view host_memory_name(HostMemory m) {
 }
 
 constexpr uint32_t kNoName = 0;
-constexpr uint32_t kMaxNameId = (1u << 31) - 1;  // a span's name is 31 bits
+constexpr uint32_t kMaxNameId = (1u << 24) - 1;  // a span's name is 24 bits: 16.7 million distinct names
+constexpr int kMaxSpanDepth = 127;               // and its depth 7
 
 struct Span {
     TimeNs start = 0;
@@ -54,10 +65,13 @@ struct Span {
     LaneId lane = kNoLane;
     SpanKind kind = SpanKind::fetch;
     HostMemory memory = HostMemory::none;
-    // An index into the trace's string table (TraceStore::name): a kernel's or an operator's name from
-    // an imported trace. kNoName for pinscope's own spans, which their kind names. With `cut`, it fits in
-    // the padding that the fields above leave, so a span stays 40 bytes.
-    uint32_t name : 31 = kNoName;
+    // An index into the trace's string table (TraceStore::name): a file a worker read, a kernel's or an
+    // operator's name from an imported trace. kNoName for spans their kind names. With `depth` and `cut`
+    // it fits in the padding that the fields above leave, so a span stays 40 bytes.
+    uint32_t name : 24 = kNoName;
+    // How deep the span nests in others on its lane: 0 for a top-level span, 1 for one inside it, and so
+    // on (an operator inside a step inside an annotation). pinscope's own spans do not nest.
+    uint32_t depth : 7 = 0;
     // The run ended (its seconds, a stop) before this work did: the span ends where it was cut off, not
     // where the work would have ended. A 10 s kernel in a 1 s run is drawn and exported as cut.
     uint32_t cut : 1 = 0;

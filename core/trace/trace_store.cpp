@@ -136,6 +136,9 @@ TraceStore TraceStore::extract(Interval window) const {
     TraceStore copy(TraceLimits{std::numeric_limits<size_t>::max(), std::numeric_limits<size_t>::max()});
     copy.set_lanes(lanes_);
     copy.names_ = names_;
+    copy.categories_ = categories_;
+    for (const Flow& flow : flows_)
+        if (flow.to_start >= window.start && flow.from_start <= window.end) copy.add(flow);
     for (const LaneSpans& lane : spans_)
         for (const Span& span : lane.touching(window))
             if (span.end >= window.start) copy.add(span);
@@ -151,6 +154,7 @@ void TraceStore::evict_before(TimeNs time) {
     for (LaneSpans& lane : spans_) dropped += lane.erase_ended_before(time);
     span_count_ -= dropped;
     evicted_spans_ += dropped;
+    std::erase_if(flows_, [&](const Flow& f) { return std::max(f.from_start, f.to_start) < time; });
     for (auto& series : counters_) {
         auto first_kept = std::lower_bound(series.begin(), series.end(), time,
                                            [](const CounterSample& s, TimeNs t) { return s.time < t; });
@@ -198,6 +202,7 @@ void TraceStore::clear() {
         lane.clear();
     }
     for (auto& series : counters_) series.clear();
+    flows_.clear();
     batches_.clear();
     span_count_ = 0;
     counter_count_ = 0;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/trace/category_table.h"
 #include "core/trace/interval.h"
 #include "core/trace/lane_spans.h"
 #include "core/trace/lanes.h"
@@ -24,6 +25,16 @@ namespace pinscope {
 struct TraceLimits {
     size_t max_spans = 8'000'000;  // about 330 MB of spans
     size_t max_counter_samples = 2'000'000;
+};
+
+// An arrow from one span to another: a launch to its kernel, a batch's fetch to its copy. Spans are
+// named by lane and start (the first span of that lane to start then, the outermost where spans nest).
+// pinscope's own batches need none: their spans carry the batch id, and a batch's flow links its spans
+// in time order. 24 bytes.
+struct Flow {
+    TimeNs from_start = 0, to_start = 0;
+    LaneId from_lane = kNoLane, to_lane = kNoLane;
+    bool operator==(const Flow&) const = default;
 };
 
 // Where one batch is in the trace: from its first span's start to its last span's end, and when its
@@ -51,6 +62,15 @@ class TraceStore {
     uint32_t intern(std::string_view name) { return names_.intern(name); }
     std::string_view name(uint32_t id) const { return names_.name(id); }
     const std::vector<std::string>& names() const { return names_.names(); }
+
+    // The categories Span::kind names: pinscope's kinds, then an imported trace's own.
+    SpanKind intern_category(std::string_view name) { return categories_.intern(name); }
+    const CategoryTable& categories() const { return categories_; }
+    std::string_view category_name(SpanKind kind) const { return categories_.name(kind); }
+
+    // Flows, kept in the order added; evicted with the spans they start from.
+    void add(const Flow& flow) { flows_.push_back(flow); }
+    const std::vector<Flow>& flows() const { return flows_; }
 
     // Every span of a lane, sorted by start. Empty for a lane that recorded nothing.
     std::span<const Span> spans(LaneId lane) const;
@@ -109,6 +129,8 @@ class TraceStore {
     TimeNs latest_span_end_ = 0;
     uint64_t evicted_spans_ = 0;
     NameTable names_;
+    CategoryTable categories_;
+    std::vector<Flow> flows_;
 };
 
 }  // namespace pinscope

@@ -27,10 +27,10 @@ void save_run(const std::filesystem::path& path, const PipelineConfig& config) {
 // Spans with names, as an imported trace has them, a lane that never recorded, and counter samples.
 void save_named_trace(const std::filesystem::path& path) {
     LaneRegistry registry;
-    const LaneId main = registry.lane(LaneKind::main);
-    const LaneId h2d = registry.lane(LaneKind::h2d, 0);
-    const LaneId kernel = registry.lane(LaneKind::kernel, 0);
-    registry.lane(LaneKind::d2h, 0);
+    const LaneId main = registry.lane(LaneRole::main);
+    const LaneId h2d = registry.lane(LaneRole::h2d, 0);
+    const LaneId kernel = registry.lane(LaneRole::kernel, 0);
+    registry.lane(LaneRole::d2h, 0);
     TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
     store.set_lanes(registry.snapshot());
     const uint32_t gemm = store.intern("sm90_xmma_gemm_bf16");

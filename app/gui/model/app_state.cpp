@@ -23,10 +23,10 @@ AppState::AppState(TraceStore trace) : viewed_(std::move(trace)), editor_(Pipeli
     history_.update(viewed_, editor_.applied().batch_size);
 }
 
-AppState::AppState(Capture capture) : capture_(std::move(capture)), editor_(capture_->info.config) {
+AppState::AppState(Capture capture) : capture_(std::move(capture)), editor_(capture_->info.config.value_or(PipelineConfig{})) {
     const Interval window{capture_->info.window.start, capture_->info.window.end};
     const Interval span = window.length() > 0 ? window : Interval{store().first_time(), store().last_time()};
-    history_.replay(store(), batch_size(), span, capture_->info.config.slow_motion);
+    history_.replay(store(), batch_size(), span, capture_slow_motion(capture_->info));
     headline_ = sample_of(capture_metrics(*capture_), store(), span.end);
 }
 
@@ -44,12 +44,12 @@ const TraceStore& AppState::store() const {
 }
 
 int AppState::batch_size() const {
-    if (capture_) return capture_->info.config.batch_size;
+    if (capture_) return capture_batch_size(capture_->info);
     return live_ ? live_->status().config.batch_size : editor_.applied().batch_size;
 }
 
 double AppState::slow_motion() const {
-    if (capture_) return capture_->info.config.slow_motion;
+    if (capture_) return capture_slow_motion(capture_->info);
     return live_ ? live_->status().config.slow_motion : editor_.applied().slow_motion;
 }
 

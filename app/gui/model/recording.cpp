@@ -52,7 +52,7 @@ void Recording::update(const TraceStore& store, TimeNs now) {
         CaptureInfo info = context_.info;
         info.window = {window_.start, window_.end};
         const Metrics metrics =
-            compute_metrics(*window, info.config.batch_size, info.window, info.config.slow_motion);
+            compute_metrics(*window, capture_batch_size(info), info.window, capture_slow_motion(info));
         info.metrics = metrics_json(metrics);
         phase_ = RecordPhase::writing;
         message_ = fmt::format("writing {} spans", spans_written_);
@@ -61,7 +61,7 @@ void Recording::update(const TraceStore& store, TimeNs now) {
                 if (records_capture(output->path())) {
                     save_capture(*output, *window, info);
                 } else {
-                    const ExportInfo chrome{info.device.name, "pinscope",        config_to_json(info.config),
+                    const ExportInfo chrome{info.device.name, "pinscope",        info.config ? config_to_json(*info.config) : nlohmann::json(nullptr),
                                             info.metrics,     info.window.start, info.window.end};
                     save_chrome_trace(*output, *window, chrome);
                 }

@@ -18,7 +18,7 @@ inline const SpanPalette& palette(Theme theme) {
 }
 
 inline Rgb kind_colour(Theme theme, SpanKind kind) {
-    return palette(theme).kind[static_cast<int>(kind)];
+    return palette(theme).of(kind);
 }
 
 }  // namespace pinscope::gui

@@ -8,11 +8,11 @@ TraceStore make_synthetic_trace(const SyntheticTraceShape& shape) {
     TraceStore store(TraceLimits{std::max<size_t>(shape.spans + 1, TraceLimits{}.max_spans),
                                  TraceLimits{}.max_counter_samples});
     LaneRegistry lanes;
-    const LaneId main = lanes.lane(LaneKind::main);
-    const LaneId pin = lanes.lane(LaneKind::pin);
-    for (int w = 0; w < shape.workers; ++w) lanes.lane(LaneKind::worker, w);
+    const LaneId main = lanes.lane(LaneRole::main);
+    const LaneId pin = lanes.lane(LaneRole::pin);
+    for (int w = 0; w < shape.workers; ++w) lanes.lane(LaneRole::worker, w);
     for (int s = 0; s < shape.streams; ++s)
-        for (LaneKind kind : {LaneKind::h2d, LaneKind::kernel, LaneKind::d2h}) lanes.lane(kind, s);
+        for (LaneRole kind : {LaneRole::h2d, LaneRole::kernel, LaneRole::d2h}) lanes.lane(kind, s);
     store.set_lanes(lanes.snapshot());
 
     const TimeNs period = shape.batch_period;
@@ -26,7 +26,7 @@ TraceStore make_synthetic_trace(const SyntheticTraceShape& shape) {
         const TimeNs t = shape.origin + b * period;
         const bool pageable = b > batches / 3 && b < 2 * batches / 3;
         const HostMemory memory = pageable ? HostMemory::pageable : HostMemory::pinned;
-        const LaneId worker = lanes.lane(LaneKind::worker, static_cast<int>(b % shape.workers));
+        const LaneId worker = lanes.lane(LaneRole::worker, static_cast<int>(b % shape.workers));
         const int stream = static_cast<int>(b % shape.streams);
         // Every lane gets its spans in start order, as a live run records them.
         add({t - shape.workers * period + period / 10, t - period / 10, b, batch_bytes, worker,
@@ -36,11 +36,11 @@ TraceStore make_synthetic_trace(const SyntheticTraceShape& shape) {
         add({t + period / 2, t + period * 6 / 10, b, 0, main, pageable ? SpanKind::stage : SpanKind::wait,
              memory});
         const TimeNs copy = t + period * 6 / 10;
-        add({copy, copy + period * 3 / 10, b, batch_bytes, lanes.lane(LaneKind::h2d, stream), SpanKind::h2d,
+        add({copy, copy + period * 3 / 10, b, batch_bytes, lanes.lane(LaneRole::h2d, stream), SpanKind::h2d,
              memory});
-        add({copy + period * 3 / 10, copy + period * 11 / 10, b, 0, lanes.lane(LaneKind::kernel, stream),
+        add({copy + period * 3 / 10, copy + period * 11 / 10, b, 0, lanes.lane(LaneRole::kernel, stream),
              SpanKind::kernel});
-        add({copy + period * 11 / 10, copy + period * 12 / 10, b, 4096, lanes.lane(LaneKind::d2h, stream),
+        add({copy + period * 11 / 10, copy + period * 12 / 10, b, 4096, lanes.lane(LaneRole::d2h, stream),
              SpanKind::d2h, memory});
         store.add(CounterSample{t, static_cast<double>(2 + b % 3), CounterKind::outstanding_batches});
         store.add(CounterSample{t, static_cast<double>(b % 2), CounterKind::reorder_depth});

@@ -165,8 +165,8 @@ std::unique_ptr<CuptiRecorder> CuptiRecorder::start(Trace& trace, std::string* w
 
 CuptiRecorder::CuptiRecorder(Trace& trace, const CuptiLibrary& cupti)
     : trace_(trace), cupti_(cupti), recorder_(trace.make_recorder()) {
-    default_lanes_ = {trace.lanes().lane(LaneKind::h2d, 0), trace.lanes().lane(LaneKind::kernel, 0),
-                      trace.lanes().lane(LaneKind::d2h, 0)};
+    default_lanes_ = {trace.lanes().lane(LaneRole::h2d, 0), trace.lanes().lane(LaneRole::kernel, 0),
+                      trace.lanes().lane(LaneRole::d2h, 0)};
 }
 
 CuptiRecorder::~CuptiRecorder() {
@@ -197,8 +197,8 @@ void CuptiRecorder::add_stream(cudaStream_t stream, int index) {
     uint32_t id = 0;
     if (cupti_.stream_id(nullptr, stream, 0, &id) != CUPTI_SUCCESS)
         return;  // its spans go to stream 0's lanes
-    Lanes lanes{trace_.lanes().lane(LaneKind::h2d, index), trace_.lanes().lane(LaneKind::kernel, index),
-                trace_.lanes().lane(LaneKind::d2h, index)};
+    Lanes lanes{trace_.lanes().lane(LaneRole::h2d, index), trace_.lanes().lane(LaneRole::kernel, index),
+                trace_.lanes().lane(LaneRole::d2h, index)};
     std::lock_guard lock(streams_mutex_);
     lanes_[id] = lanes;
 }

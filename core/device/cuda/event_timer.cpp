@@ -10,10 +10,10 @@ namespace {
 constexpr TimeNs kPollInterval = 1 * kNsPerMs;
 constexpr TimeNs kAnchorLifetime = 2 * kNsPerS;  // float ms keep sub-microsecond steps up to ~8 s
 
-LaneKind lane_kind_of(SpanKind kind) {
-    return kind == SpanKind::h2d      ? LaneKind::h2d
-           : kind == SpanKind::kernel ? LaneKind::kernel
-                                      : LaneKind::d2h;
+LaneRole lane_role_of(SpanKind kind) {
+    return kind == SpanKind::h2d      ? LaneRole::h2d
+           : kind == SpanKind::kernel ? LaneRole::kernel
+                                      : LaneRole::d2h;
 }
 
 }  // namespace
@@ -101,7 +101,7 @@ void EventTimer::after(const GpuOp& op, cudaStream_t stream) {
     std::lock_guard lock(mutex_);
     auto index = index_of_.find(stream);
     pending.span.lane =
-        trace_.lanes().lane(lane_kind_of(op.kind), index == index_of_.end() ? 0 : index->second);
+        trace_.lanes().lane(lane_role_of(op.kind), index == index_of_.end() ? 0 : index->second);
     pending.start = open_.at(stream);
     open_.erase(stream);
     pending.anchor = anchor_;

@@ -35,8 +35,8 @@ constexpr size_t kPageBytes = 4096;
 // [SECTION] Helpers: lanes, the cost of a call
 //------------------------------------------------------------------------------------------------------------
 
-LaneKind lane_kind_of(int slot) {
-    return slot == 0 ? LaneKind::h2d : slot == 1 ? LaneKind::kernel : LaneKind::d2h;
+LaneRole lane_role_of(int slot) {
+    return slot == 0 ? LaneRole::h2d : slot == 1 ? LaneRole::kernel : LaneRole::d2h;
 }
 
 // Issuing work costs the calling thread time on a real GPU too (the driver builds and submits each
@@ -140,7 +140,7 @@ void SimDevice::raw_free_device(void*, size_t) {}
 uintptr_t SimDevice::raw_create_stream(int index) {
     SimStream stream;
     stream.index = index;
-    for (int slot = 0; slot < 3; ++slot) stream.lanes[slot] = trace_.lanes().lane(lane_kind_of(slot), index);
+    for (int slot = 0; slot < 3; ++slot) stream.lanes[slot] = trace_.lanes().lane(lane_role_of(slot), index);
     std::lock_guard lock(mutex_);
     const uintptr_t handle = next_handle_++;
     streams_.emplace(handle, std::move(stream));
