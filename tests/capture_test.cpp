@@ -352,7 +352,8 @@ TEST_CASE("a hostile capture of a few KiB is an error at once, not gigabytes, se
     const std::string file = capture_bytes(varied_store(), varied_info());
     std::vector<RawSection> sections = split_sections(file);
     const auto position = [&](const char* tag) {
-        const auto at = std::find_if(sections.begin(), sections.end(), [&](const RawSection& s) { return s.tag == tag; });
+        const auto at =
+            std::find_if(sections.begin(), sections.end(), [&](const RawSection& s) { return s.tag == tag; });
         REQUIRE(at != sections.end());
         return static_cast<size_t>(at - sections.begin());
     };
@@ -383,7 +384,7 @@ TEST_CASE("a hostile capture of a few KiB is an error at once, not gigabytes, se
     meta["calibration"] = "deep";
     deep[meta_at].raw = meta.dump();
     deep[meta_at].raw.replace(deep[meta_at].raw.find("\"deep\""), 6,
-                        std::string(200'000, '[') + std::string(200'000, ']'));
+                              std::string(200'000, '[') + std::string(200'000, ']'));
     CHECK(error_with(deep) == "test.pinscope: its header (META) nests deeper than 32 levels");
 
     // A 60 MB header is refused before it is parsed: 30 million numbers took seconds and a gigabyte.

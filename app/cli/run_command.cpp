@@ -17,6 +17,7 @@
 #include "core/device/calibration.h"
 #include "core/io/advice_json.h"
 #include "core/io/capture.h"
+#include "core/io/capture_stream.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/metrics_json.h"
 #include "core/lab/measured_run.h"
@@ -100,19 +101,14 @@ void write_trace(OutputFile& file, const TraceStore& store, const RunReport& rep
     if (!quiet) fmt::print(stderr, "trace: {}\n", written_note(file, store.span_count()));
 }
 
-void write_capture(OutputFile& file, const MeasuredRun& run, bool quiet) {
-    const CaptureInfo info = session_capture_info(run);  // before the snapshot: it reads the trace itself
+// The run streamed its spans into `stream` as it recorded: what is left is the end's tables and META.
+void finish_capture(CaptureStream& stream, const MeasuredRun& run, bool quiet) {
+    const CaptureInfo info = streamed_capture_info(run, stream);  // before the snapshot: it reads the trace
     const TraceCollector::Snapshot snapshot = run.trace();
-    const bool show_progress = !quiet && ::isatty(STDERR_FILENO) && snapshot->span_count() > 1'000'000;
-    if (!quiet && file.waits_for_reader())
-        fmt::print(stderr, "capture: waiting for a reader of the FIFO {}\n", file.path().string());
-    save_capture(file, snapshot.store(), info, [&](double share) {
-        if (show_progress)
-            fmt::print(stderr, "\r\033[Ksaving {}: {:.0f}%", file.path().string(), share * 100);
-    });
-    if (show_progress) fmt::print(stderr, "\r\033[K");
+    stream.finish(snapshot->tables(), info);
+    const OutputFile& file = stream.file();
     if (!quiet)
-        fmt::print(stderr, "capture: {}{}\n", written_note(file, snapshot->span_count()),
+        fmt::print(stderr, "capture: {}{}\n", written_note(file, stream.spans()),
                    file.kind() == OutputFile::Kind::file
                        ? fmt::format("; open it with `pinscope {}`", file.path().string())
                        : std::string());
@@ -133,15 +129,19 @@ int exit_code(const SessionStatus& status) {
 
 }  // namespace
 
-// A run recorded to a capture keeps up to this many spans (about 1.3 GB): a minute of the fastest
-// preset. Past it the oldest go, and the run's summary says how many.
-constexpr TraceLimits kCaptureLimits{32'000'000, 8'000'000};
-
 int run_headless(const PipelineConfig& config, HeadlessOutput output) {
     const StopHandled stops_here;  // a signal stops the run; the summary and the files follow
-    const TraceLimits limits = output.capture ? kCaptureLimits : TraceLimits{};
+    // A capture streams to disk as the run records (capture_stream.h): it holds every span, and the
+    // store in memory keeps its usual bound.
+    std::shared_ptr<CaptureStream> capture;
+    if (output.capture) {
+        if (!output.json && output.capture.waits_for_reader())
+            fmt::print(stderr, "capture: waiting for a reader of the FIFO {}\n",
+                       output.capture.path().string());
+        capture = std::make_shared<CaptureStream>(std::move(output.capture));
+    }
     std::unique_ptr<MeasuredRun> run =
-        opening_device([&] { return std::make_unique<MeasuredRun>(config, limits); });
+        opening_device([&] { return std::make_unique<MeasuredRun>(config, TraceLimits{}, capture); });
     const SessionStatus before = run->session().status();
     if (!output.json)
         fmt::print(stderr, "device: {} ({})\n", before.device.name, cli_words(before.device_why));
@@ -157,7 +157,8 @@ int run_headless(const PipelineConfig& config, HeadlessOutput output) {
                                   cli_advice_context(report.status.config, run->window()));
     }
     // A trace or capture streamed to standard output owns it: the summary goes to stderr then.
-    const bool stdout_taken = output.trace.is_standard_output() || output.capture.is_standard_output();
+    const bool stdout_taken =
+        output.trace.is_standard_output() || (capture && capture->file().is_standard_output());
     std::ostringstream text;
     if (output.json) {
         nlohmann::json j = report_json(report);
@@ -172,7 +173,7 @@ int run_headless(const PipelineConfig& config, HeadlessOutput output) {
     else
         std::cout << text.str() << std::flush;
     if (output.trace) write_trace(output.trace, run->trace().store(), report, output.json);
-    if (output.capture) write_capture(output.capture, *run, output.json);
+    if (capture) finish_capture(*capture, *run, output.json);
     return exit_code(report.status);
 }
 

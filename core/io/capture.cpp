@@ -26,9 +26,9 @@
 namespace pinscope {
 namespace {
 
+using capture_meta::Counts;
 using capture_meta::kMaxTime;
 using capture_meta::Meta;
-using capture_meta::Counts;
 using capture_meta::meta_from_json;
 using capture_meta::meta_json;
 
@@ -255,13 +255,14 @@ size_t decode_strings(const std::vector<uint8_t>& raw, TraceStore& store) {
 size_t decode_categories(const std::vector<uint8_t>& raw, TraceStore& store) {
     varint::Reader in(raw.data(), raw.size());
     const uint64_t count = in.get_count("the category count");
-    if (count > kMaxSpanKinds - kSpanKindCount) throw varint::FormatError("more categories than a trace holds");
+    if (count > kMaxSpanKinds - kSpanKindCount)
+        throw varint::FormatError("more categories than a trace holds");
     for (uint64_t i = 0; i < count; ++i) {
         const std::string name(in.text(in.get("a category's length"), "a category"));
         const SpanKind kind = store.intern_category(name);
         if (static_cast<uint64_t>(kind) != kSpanKindCount + i)
-            throw varint::FormatError(fmt::format("category \"{}\" is listed twice, or is one of pinscope's own",
-                                                  printable(name)));
+            throw varint::FormatError(
+                fmt::format("category \"{}\" is listed twice, or is one of pinscope's own", printable(name)));
     }
     if (!in.done()) throw varint::FormatError("a CATS section has bytes after its names");
     return kSpanKindCount + count;
@@ -340,7 +341,8 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
                     std::vector<std::vector<Span>>& lanes, SpanUse& use) {
     varint::Reader in(raw.data(), raw.size());
     const uint64_t lane_id = in.get("the lane id");
-    if (lane_id >= kNoLane) throw varint::FormatError(fmt::format("spans for lane {}, past any lane", lane_id));
+    if (lane_id >= kNoLane)
+        throw varint::FormatError(fmt::format("spans for lane {}, past any lane", lane_id));
     const bool v3 = limits.version >= 3;
     const int column_count = v3 ? kColumns : kColumnsBefore3;
     // Every span takes at least a byte in each column, and a writer puts at most kSpansPerSection in one.
@@ -348,8 +350,8 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
     if (count > kSpansPerSection)
         throw varint::FormatError(
             fmt::format("{} spans in one section, more than a writer puts there", count));
-    const TimeNs base = v3 ? checked_time(0, static_cast<int64_t>(in.get("the section's time")), "start")
-                           : limits.time_base;
+    const TimeNs base =
+        v3 ? checked_time(0, static_cast<int64_t>(in.get("the section's time")), "start") : limits.time_base;
     std::array<varint::Reader, kColumns> columns;
     for (int c = 0; c < column_count; ++c) columns[c] = in.sub(in.get("a column's length"), "a column");
     if (!in.done()) throw varint::FormatError("a SPAN section has bytes after its columns");
@@ -380,14 +382,16 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
             s.memory = static_cast<HostMemory>(flags & 0x3);
             s.cut = (flags & kFlagCut) != 0;
             const uint8_t depth = columns[kDepth].byte("a depth");
-            if (depth > kMaxSpanDepth) throw varint::FormatError(fmt::format("a span's depth {} is too deep", depth));
+            if (depth > kMaxSpanDepth)
+                throw varint::FormatError(fmt::format("a span's depth {} is too deep", depth));
             s.depth = depth;
         } else {
             uint8_t packed = columns[kKind].byte("a kind");
             const bool cut = limits.cut_marks() && (packed & kCutBit);
             if (cut) packed &= static_cast<uint8_t>(~kCutBit);
             if ((packed & 0xF) >= kSpanKindCount || (packed >> 4) > static_cast<int>(HostMemory::pinned))
-                throw varint::FormatError(fmt::format("a span has an unknown kind or memory ({:#04x})", packed));
+                throw varint::FormatError(
+                    fmt::format("a span has an unknown kind or memory ({:#04x})", packed));
             s.kind = static_cast<SpanKind>(packed & 0xF);
             s.memory = static_cast<HostMemory>(packed >> 4);
             s.cut = cut;
@@ -527,7 +531,8 @@ CaptureWriter::~CaptureWriter() = default;
 
 void CaptureWriter::spans(LaneId lane, std::span<const Span> spans) {
     for (size_t from = 0; from < spans.size(); from += kSpansPerSection) {
-        const std::span<const Span> run = spans.subspan(from, std::min(kSpansPerSection, spans.size() - from));
+        const std::span<const Span> run =
+            spans.subspan(from, std::min(kSpansPerSection, spans.size() - from));
         IndexEntry entry{state_->offset, lane, run.size(), run.front().start, run.front().end};
         for (const Span& s : run) {
             entry.first_start = std::min(entry.first_start, s.start);
@@ -654,7 +659,8 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
     if (!sections.at_end()) throw CaptureError("it has bytes after its END section");
     if (!meta) throw CaptureError("it has no header (META)");
     if (version >= 3 && (!have_index || !have_strings))
-        throw CaptureError(fmt::format("it lacks its {}", have_strings ? "index (INDX)" : "string table (STRS)"));
+        throw CaptureError(
+            fmt::format("it lacks its {}", have_strings ? "index (INDX)" : "string table (STRS)"));
     if (version >= 3 && sections.end_value() != index_offset)
         throw CaptureError("its END section does not point at its index");
     if (spans_read != meta->spans || samples_read != meta->counter_samples)
@@ -662,11 +668,13 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
             fmt::format("it holds {} spans and {} counter samples where its header says {} and {}",
                         spans_read, samples_read, meta->spans, meta->counter_samples));
     if (lanes.size() > meta->lanes.size())
-        throw CaptureError(fmt::format("it has spans for lane {}, which its header does not list", lanes.size() - 1));
+        throw CaptureError(
+            fmt::format("it has spans for lane {}, which its header does not list", lanes.size() - 1));
     if (spans_read > 0 && use.max_name >= names)
         throw CaptureError(fmt::format("a span names string {}, past the string table", use.max_name));
     if (spans_read > 0 && static_cast<size_t>(use.max_kind) >= categories)
-        throw CaptureError(fmt::format("a span has category {}, which the capture does not name", use.max_kind));
+        throw CaptureError(
+            fmt::format("a span has category {}, which the capture does not name", use.max_kind));
     for (const Flow& f : capture.store.flows())
         if (f.from_lane >= meta->lanes.size() || f.to_lane >= meta->lanes.size())
             throw CaptureError("a flow names a lane its header does not list");

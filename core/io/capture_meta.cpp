@@ -137,7 +137,8 @@ LaneInfo lane_from_json(const nlohmann::json& j, size_t position, uint32_t versi
         throw CaptureError(fmt::format("lane {} is listed out of order", position));
     const std::string role = r.text(version >= 3 ? "role" : "kind");
     const auto at = std::find(kLaneRoleKeys.begin(), kLaneRoleKeys.end(), role);
-    if (at == kLaneRoleKeys.end() || (version < 3 && at - kLaneRoleKeys.begin() > static_cast<int>(LaneRole::d2h)))
+    if (at == kLaneRoleKeys.end() ||
+        (version < 3 && at - kLaneRoleKeys.begin() > static_cast<int>(LaneRole::d2h)))
         throw CaptureError(fmt::format("lane {} has an unknown role \"{}\"", position, printable(role)));
     const int index = static_cast<int>(r.integer("index"));
     LaneInfo lane = own_lane(static_cast<LaneRole>(at - kLaneRoleKeys.begin()), index);

@@ -4,18 +4,19 @@ namespace pinscope {
 namespace {
 
 // Set field by field: a designated initializer that leaves fields to their defaults warns under -Wextra.
-CollectorOptions limited_to(TraceLimits limits) {
+CollectorOptions limited_to(TraceLimits limits, std::shared_ptr<TraceTap> tap) {
     CollectorOptions options;
     options.limits = limits;
+    options.tap = std::move(tap);
     return options;
 }
 
 }  // namespace
 
-MeasuredRun::MeasuredRun(const PipelineConfig& config, TraceLimits limits)
+MeasuredRun::MeasuredRun(const PipelineConfig& config, TraceLimits limits, std::shared_ptr<TraceTap> tap)
     : config_(config),
       session_(std::make_unique<Session>(config)),
-      collector_(std::make_unique<TraceCollector>(session_->trace(), limited_to(limits))) {}
+      collector_(std::make_unique<TraceCollector>(session_->trace(), limited_to(limits, std::move(tap)))) {}
 
 MeasuredRun::~MeasuredRun() {
     session_->stop();

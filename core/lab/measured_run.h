@@ -16,7 +16,9 @@ class MeasuredRun {
   public:
     // Makes the session; throws as Session does (std::invalid_argument, DeviceError, CalibrationError).
     // `limits` bound the trace it keeps (a run recorded to a capture keeps more than the app does).
-    explicit MeasuredRun(const PipelineConfig& config, TraceLimits limits = {});
+    // `tap`, when given, sees every span collected (a capture streamed as the run goes).
+    explicit MeasuredRun(const PipelineConfig& config, TraceLimits limits = {},
+                         std::shared_ptr<TraceTap> tap = nullptr);
     ~MeasuredRun();
 
     // Starts the run and returns when it ends (its seconds or batches, a failure, or stop()). `tick` runs

@@ -1,6 +1,7 @@
 #include "core/lab/session_capture.h"
 
 #include "core/device/calibration.h"
+#include "core/io/capture_stream.h"
 #include "core/io/metrics_json.h"
 #include "core/lab/measured_run.h"
 
@@ -26,6 +27,13 @@ CaptureInfo describe_session(const Session& session) {
     if (status.device.kind == "sim") info.calibration = calibration_file_json(status.config.calibration);
     info.dropped_spans = session.trace().dropped();
     info.gpu_trace = session.gpu_trace_report();
+    return info;
+}
+
+CaptureInfo streamed_capture_info(const MeasuredRun& run, const CaptureStream& stream) {
+    CaptureInfo info = session_capture_info(run);
+    info.evicted_spans = 0;  // the live store's bound evicted spans from memory, not from the file
+    info.window = stream.recorded_window();
     return info;
 }
 

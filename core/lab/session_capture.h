@@ -15,4 +15,9 @@ CaptureInfo describe_session(const Session& session);
 class MeasuredRun;
 CaptureInfo session_capture_info(const MeasuredRun& run);
 
+// The same for a run that streamed its capture into `stream`: the file holds every span, so nothing
+// was evicted from it, and its metrics window is the whole run's.
+class CaptureStream;
+CaptureInfo streamed_capture_info(const MeasuredRun& run, const CaptureStream& stream);
+
 }  // namespace pinscope

@@ -82,7 +82,8 @@ bool is_copy(SpanKind kind) {
 
 // What the legend explains: the kinds whose colours the boxes show, then the hatching and the folds if
 // any box has them. A picture of three lanes does not list eight kinds.
-std::vector<LegendEntry> legend_entries(const std::vector<PictureRow>& rows, const CategoryTable& categories) {
+std::vector<LegendEntry> legend_entries(const std::vector<PictureRow>& rows,
+                                        const CategoryTable& categories) {
     std::array<bool, kMaxSpanKinds> shown{};
     bool pageable = false, folded = false;
     SpanKind pageable_kind = SpanKind::h2d, folded_kind = SpanKind::h2d;

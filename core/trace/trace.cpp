@@ -19,7 +19,7 @@ uint32_t Trace::intern(std::string_view name) {
     return names_.intern(name);
 }
 
-Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
+Trace::Collected Trace::collect(TraceStore& store, TimeNs now, TraceTap* tap) {
     std::vector<std::shared_ptr<Recorder>> recorders;
     {
         std::lock_guard lock(mutex_);
@@ -48,12 +48,16 @@ Trace::Collected Trace::collect(TraceStore& store, TimeNs now) {
                     span.name = span.name < store_name_ids_.size() ? store_name_ids_[span.name] : kNoName;
                 }
                 store.add(span);
+                if (tap) tap->span(span);
                 ++collected.spans;
                 const LaneInfo* lane = store.lane_info(span.lane);
                 TimeNs& lag = collected.lag[lane && lane->group == LaneGroup::device ? 1 : 0];
                 lag = std::max(lag, now - span.end);
             },
-            [&](const CounterSample& sample) { store.add(sample); });
+            [&](const CounterSample& sample) {
+                store.add(sample);
+                if (tap) tap->counter(sample);
+            });
 
     // Forget recorders whose owners are gone and that hold nothing more. Only those drained above: a
     // recorder made since has use_count 2 too (its owner's and recorders_'), and is empty until its owner

@@ -14,6 +14,7 @@
 #include "core/trace/name_table.h"
 #include "core/trace/recorder.h"
 #include "core/trace/trace_store.h"
+#include "core/trace/trace_tap.h"
 
 namespace pinscope {
 
@@ -33,7 +34,8 @@ class Trace {
     };
     // Moves every span and counter sample recorded since into `store`, and the lanes registered since
     // the last call. One consumer, one store: a TraceCollector's, or a test's.
-    Collected collect(TraceStore& store, TimeNs now = now_ns());
+    // A tap, when given, sees each of them too.
+    Collected collect(TraceStore& store, TimeNs now = now_ns(), TraceTap* tap = nullptr);
 
     // A span name's id for Span::name (kNoName for ""): thread-safe, for names made while recording (an
     // image folder's file names), so call it per batch, not per sample. collect() hands new names to the

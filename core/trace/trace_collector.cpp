@@ -26,7 +26,7 @@ void TraceCollector::collect_once() {
     Trace::Collected collected;
     {
         std::unique_lock write(store_mutex_);  // a copy out of the rings: a fraction of a millisecond
-        collected = trace_.collect(store_, now);
+        collected = trace_.collect(store_, now, options_.tap.get());
         evict_if_worthwhile();
     }
     trace_.collection_signal().collected();  // producers waiting for room may go on

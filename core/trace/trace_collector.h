@@ -26,6 +26,8 @@ struct CollectorOptions {
     // Runs on the collector thread after each collection, with the store as it now is. Readers may read
     // it at the same time; the hook must not keep references past its return.
     std::function<void(const TraceStore&)> on_collected;
+    // Sees every span and sample collected (trace_tap.h): a capture streamed as the run records.
+    std::shared_ptr<TraceTap> tap;
 };
 
 class TraceCollector {

@@ -149,6 +149,15 @@ TraceStore TraceStore::extract(Interval window) const {
     return copy;
 }
 
+TraceStore TraceStore::tables() const {
+    TraceStore copy(limits_);
+    copy.set_lanes(lanes_);
+    copy.names_ = names_;
+    copy.categories_ = categories_;
+    copy.flows_ = flows_;
+    return copy;
+}
+
 void TraceStore::evict_before(TimeNs time) {
     size_t dropped = 0;
     for (LaneSpans& lane : spans_) dropped += lane.erase_ended_before(time);

@@ -105,6 +105,9 @@ class TraceStore {
     // A store of the same lanes holding the spans that touch `window` and the samples of samples_in():
     // what an export takes along to write on another thread.
     TraceStore extract(Interval window) const;
+    // A store of the same lanes, names, categories and flows, and no spans or samples: what a capture
+    // streamed as the run went needs at its end (its spans are on disk already).
+    TraceStore tables() const;
 
     // Drops every span that ended before `time` and every counter sample before it (keeping the last
     // one, which still holds the level at `time`).

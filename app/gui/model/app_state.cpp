@@ -23,7 +23,8 @@ AppState::AppState(TraceStore trace) : viewed_(std::move(trace)), editor_(Pipeli
     history_.update(viewed_, editor_.applied().batch_size);
 }
 
-AppState::AppState(Capture capture) : capture_(std::move(capture)), editor_(capture_->info.config.value_or(PipelineConfig{})) {
+AppState::AppState(Capture capture)
+    : capture_(std::move(capture)), editor_(capture_->info.config.value_or(PipelineConfig{})) {
     const Interval window{capture_->info.window.start, capture_->info.window.end};
     const Interval span = window.length() > 0 ? window : Interval{store().first_time(), store().last_time()};
     history_.replay(store(), batch_size(), span, capture_slow_motion(capture_->info));

@@ -61,8 +61,13 @@ void Recording::update(const TraceStore& store, TimeNs now) {
                 if (records_capture(output->path())) {
                     save_capture(*output, *window, info);
                 } else {
-                    const ExportInfo chrome{info.device.name, "pinscope",        info.config ? config_to_json(*info.config) : nlohmann::json(nullptr),
-                                            info.metrics,     info.window.start, info.window.end};
+                    const ExportInfo chrome{
+                        info.device.name,
+                        "pinscope",
+                        info.config ? config_to_json(*info.config) : nlohmann::json(nullptr),
+                        info.metrics,
+                        info.window.start,
+                        info.window.end};
                     save_chrome_trace(*output, *window, chrome);
                 }
                 return {};
