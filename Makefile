@@ -3,7 +3,7 @@
 #   make test   checks the layout (clang-format), then builds and runs every test: Release, then
 #               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
 #               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration,
-#               lesson, preset, font, image; clang)
+#               lesson, preset, font, image; clang), two at a time on two cores
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -62,11 +62,11 @@ test-tsan: deps
 	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector test_trace
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L "pipeline|device|trace"
 
-# Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, so a run does not grow
-# them; any crash, sanitizer report, leak, timeout or out-of-memory fails, and leaves its input as
-# build-fuzz/fuzz_NAME-crash-* (or -leak-, -timeout-, -oom-). libFuzzer needs clang. Every file format
-# the program reads has one: captures, configs, calibrations, lessons, presets, images, and fonts (whose seed,
-# DejaVu Sans from fonts-dejavu-core, is copied from the system, and which take inputs up to 1 MiB).
+# Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, JOBS at a time
+# (scripts/run-fuzzers.sh), so a run does not grow them; any crash, sanitizer report, leak, timeout or
+# out-of-memory fails. libFuzzer needs clang. Every file format the program reads has one: captures,
+# configs, calibrations, lessons, presets, images, and fonts (whose seed, DejaVu Sans from
+# fonts-dejavu-core, is copied from the system).
 FUZZERS = capture config calibration lesson preset font image
 FUZZ_SECONDS ?= 60
 FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
@@ -74,17 +74,7 @@ test-fuzz: deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPINSCOPE_FUZZ=ON -DPINSCOPE_GUI=OFF -DPINSCOPE_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZERS))
-	@for f in $(FUZZERS); do \
-	    rm -rf build-fuzz/corpus-$$f && cp -r tests/fuzz/corpus/$$f build-fuzz/corpus-$$f || exit 1; \
-	    max_len=65536; \
-	    if [ $$f = font ]; then cp $(FONT_SEED) build-fuzz/corpus-font/ || exit 1; max_len=1048576; fi; \
-	    echo "fuzz_$$f: $(FUZZ_SECONDS) s on a copy of tests/fuzz/corpus/$$f"; \
-	    UBSAN_OPTIONS=print_stacktrace=1 ./build-fuzz/tests/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
-	        -rss_limit_mb=2560 -max_len=$$max_len -timeout=10 -artifact_prefix=build-fuzz/fuzz_$$f- \
-	        build-fuzz/corpus-$$f > build-fuzz/fuzz_$$f.log 2>&1 \
-	        || { grep -v '^#[0-9]' build-fuzz/fuzz_$$f.log; exit 1; }; \
-	    grep '^Done' build-fuzz/fuzz_$$f.log; \
-	done
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) FONT_SEED=$(FONT_SEED) scripts/run-fuzzers.sh $(FUZZERS)
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
