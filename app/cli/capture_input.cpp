@@ -50,8 +50,9 @@ RunReport capture_report(const Capture& capture) {
     report.dropped_spans = capture.info.dropped_spans;
     report.evicted_spans = capture.info.evicted_spans;
     report.gpu_trace = capture.info.gpu_trace;
-    report.capture = CaptureSource{capture.path.string(), capture.info.created, capture.info.writer_version,
-                                   capture.store.span_count(), capture.file_bytes};
+    report.capture =
+        CaptureSource{capture.path.string(),      capture.info.created, capture.info.writer_version,
+                      capture.store.span_count(), capture.file_bytes,   capture.info.config.has_value()};
     return report;
 }
 

@@ -18,7 +18,8 @@ nlohmann::json report_json(const RunReport& r) {
     if (!r.status.error.empty()) j["error"] = r.status.error;
     j["device"] = {
         {"kind", r.status.device.kind}, {"name", r.status.device.name}, {"why", r.status.device_why}};
-    j["config"] = config_to_json(r.status.config);
+    j["config"] =
+        r.capture && !r.capture->has_config ? nlohmann::json(nullptr) : config_to_json(r.status.config);
     j["wall_seconds"] = ns_to_s(r.status.elapsed);
     j["dropped_spans"] = r.dropped_spans;
     j["evicted_spans"] = r.evicted_spans;
@@ -96,8 +97,12 @@ void print_report(std::ostream& out, const RunReport& r) {
     else
         fmt::print(out, "\npinscope run on {}\n",
                    r.status.device.name);  // why: said on stderr as the run began
-    fmt::print(out, "config\n");
-    print_config(r.status.config, row);
+    if (r.capture && !r.capture->has_config) {
+        fmt::print(out, "config: none (no pipeline of pinscope's ran this trace)\n");
+    } else {
+        fmt::print(out, "config\n");
+        print_config(r.status.config, row);
+    }
     fmt::print(out, "metrics over {:.2f} s from the first batch ({} {:.2f} s)\n", m.seconds,
                r.capture ? "captured" : "wall", ns_to_s(r.status.elapsed));
     print_metrics(m, r, row);

@@ -15,6 +15,7 @@ struct CaptureSource {
     std::string file, created, writer_version;
     size_t spans = 0;
     uint64_t file_bytes = 0;
+    bool has_config = true;  // false for a trace no pipeline of pinscope's ran: its knobs are not known
 };
 
 struct RunReport {

@@ -55,7 +55,9 @@ StageLatency summarize(SpanKind kind, std::vector<TimeNs>& durations) {
     latency.kind = kind;
     latency.count = durations.size();
     if (durations.empty()) return latency;
-    const double total = static_cast<double>(std::accumulate(durations.begin(), durations.end(), TimeNs{0}));
+    // Summed in double: a hostile capture's spans may each last up to 2^62 ns, and their sum overflow.
+    const double total = std::accumulate(durations.begin(), durations.end(), 0.0,
+                                         [](double sum, TimeNs d) { return sum + static_cast<double>(d); });
     latency.mean_us = total / static_cast<double>(durations.size()) / kNsPerUs;
     latency.p50_us = static_cast<double>(percentile(durations, 50)) / kNsPerUs;
     latency.p99_us = static_cast<double>(percentile(durations, 99)) / kNsPerUs;

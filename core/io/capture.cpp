@@ -507,6 +507,7 @@ std::vector<uint8_t> encode_index(const std::vector<IndexEntry>& entries, uint64
 }  // namespace
 
 struct CaptureWriter::State {
+    explicit State(std::ostream& stream) : out(stream) {}
     std::ostream& out;
     CompressContext zstd;
     uint64_t offset = 0;
@@ -523,7 +524,7 @@ struct CaptureWriter::State {
     }
 };
 
-CaptureWriter::CaptureWriter(std::ostream& out) : state_(std::make_unique<State>(State{out})) {
+CaptureWriter::CaptureWriter(std::ostream& out) : state_(std::make_unique<State>(out)) {
     state_->write(file_header_bytes(kCaptureFormatVersion));
 }
 

@@ -49,6 +49,53 @@ void save_named_trace(const std::filesystem::path& path) {
     save_capture(path, store, info);
 }
 
+// A trace no pipeline ran (no config): two processes and a second device, categories of its own, spans
+// nested two deep and a flow, as an import will have them.
+void save_open_trace(const std::filesystem::path& path) {
+    LaneRegistry registry;
+    LaneInfo thread;
+    thread.role = LaneRole::main;
+    thread.name = "MainThread";
+    thread.origin = {4100, 4100};
+    thread.group_name = "python train.py (pid 4100)";
+    const LaneId main = registry.lane(thread);
+    thread.role = LaneRole::worker;
+    thread.name = "worker 0";
+    thread.origin = {4201, 4201};
+    thread.group_name = "DataLoader worker 0 (pid 4201)";
+    const LaneId worker = registry.lane(thread);
+    LaneInfo engine = own_lane(LaneRole::kernel, 7, 1);
+    const LaneId kernel = registry.lane(engine);
+    TraceStore store(TraceLimits{SIZE_MAX, SIZE_MAX});
+    store.set_lanes(registry.snapshot());
+    const SpanKind step = store.intern_category("user_annotation"), op = store.intern_category("cpu_op");
+    constexpr TimeNs kBase = 2'000'000'000;
+    for (int b = 0; b < 3; ++b) {
+        const TimeNs t = kBase + b * 10'000;
+        store.add(
+            Span{t - 5'000, t, b, 0, worker, SpanKind::fetch, HostMemory::none, store.intern("img.jpg")});
+        Span outer{t,
+                   t + 9'000,
+                   b,
+                   0,
+                   main,
+                   step,
+                   HostMemory::none,
+                   store.intern("ProfilerStep#" + std::to_string(b))};
+        store.add(outer);
+        Span inner{t + 1'000, t + 3'000, kNoBatch,         0,
+                   main,      op,        HostMemory::none, store.intern("aten::copy_")};
+        inner.depth = 1;
+        store.add(inner);
+        store.add(Span{t + 3'000, t + 8'000, b, 0, kernel, SpanKind::kernel});
+        store.add(Flow{t + 1'000, t + 3'000, main, kernel});
+    }
+    CaptureInfo info;  // no config
+    info.window = {kBase, kBase + 30'000};
+    info.created = "2026-11-26T10:00:00Z";
+    save_capture(path, store, info);
+}
+
 std::string read_bytes(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream bytes;
@@ -82,6 +129,7 @@ int main(int argc, char** argv) {
     chunked.pin_mode = PinMode::direct;
     save_run(folder / "run-chunked-direct.pinscope", chunked);
     save_named_trace(folder / "named-spans.pinscope");
+    save_open_trace(folder / "open-trace.pinscope");
     save_capture(folder / "empty.pinscope", TraceStore{}, CaptureInfo{});
 
     const std::string whole = read_bytes(folder / "run-4-batches.pinscope");
