@@ -26,7 +26,6 @@
 namespace pinscope {
 namespace {
 
-using capture_meta::Counts;
 using capture_meta::kMaxTime;
 using capture_meta::Meta;
 using capture_meta::meta_from_json;
@@ -513,7 +512,6 @@ struct CaptureWriter::State {
     uint64_t offset = 0;
     std::vector<IndexEntry> index;
     uint64_t spans = 0, samples = 0;
-    bool finished = false;
 
     void write(const std::string& bytes) {
         out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -562,11 +560,6 @@ void CaptureWriter::finish(const TraceStore& tables, const CaptureInfo& info) {
     const uint64_t index_offset = st.offset;
     st.section(kIndex, encode_index(st.index, meta_offset));
     st.write(section_header_bytes(kEnd, 0, index_offset));  // format 3's END says where INDX is
-    st.finished = true;
-}
-
-uint64_t CaptureWriter::spans_written() const {
-    return state_->spans;
 }
 
 namespace {

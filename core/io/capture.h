@@ -113,7 +113,6 @@ class CaptureWriter {
     // The string and category tables, the flows and the lanes of `tables`, META from `info`, the index
     // and END. Nothing may be written after it.
     void finish(const TraceStore& tables, const CaptureInfo& info);
-    uint64_t spans_written() const;
 
   private:
     struct State;

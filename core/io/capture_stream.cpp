@@ -32,7 +32,7 @@ CaptureStream::~CaptureStream() {
         if (!finishing_) abandoned_ = true;
         changed_.notify_all();
     }
-    thread_.join();
+    if (thread_.joinable()) thread_.join();  // finish() joined it already
 }
 
 void CaptureStream::span(const Span& span) {
@@ -110,7 +110,6 @@ void CaptureStream::finish(const TraceStore& tables, const CaptureInfo& info) {
         changed_.notify_all();
     }
     thread_.join();
-    thread_ = std::thread([] {});  // the destructor joins one
     if (!error_) return;
     try {
         std::rethrow_exception(error_);
