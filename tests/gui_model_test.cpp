@@ -12,15 +12,18 @@
 #include "app/gui/model/counter_columns.h"
 #include "app/gui/model/file_browser.h"
 #include "app/gui/model/frame_stats.h"
+#include "app/gui/model/lane_levels.h"
 #include "app/gui/model/lane_order.h"
 #include "app/gui/model/range_summary.h"
 #include "app/gui/model/recording.h"
 #include "app/gui/model/ruler_step.h"
 #include "app/gui/model/span_folding.h"
 #include "app/gui/model/synthetic_trace.h"
+#include "app/gui/model/timeline_rows.h"
 #include "core/config/presets.h"
 #include "core/units/units.h"
 #include "scratch.h"
+#include "tests/three_process_trace.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
@@ -371,4 +374,74 @@ TEST_CASE("frame statistics use nearest-rank percentiles - ruler steps are 1, 2 
     CHECK(stats.max() == 100);
     CHECK(nice_step(3) == 5);
     CHECK(nice_step(120 * kNsPerMs) == 200 * kNsPerMs);
+}
+
+TEST_CASE("the timeline's rows: a header per process and device, and a folded group shows its header alone") {
+    testing::ThreeProcessTrace trace;
+    std::set<GroupKey> collapsed;
+    std::vector<TimelineRow> rows = timeline_rows(trace.store, collapsed, "2x H100");
+    std::vector<std::string> headers;
+    size_t lanes = 0;
+    for (const TimelineRow& row : rows) {
+        if (row.header) headers.push_back(row.title);
+        lanes += !row.header;
+    }
+    // Lanes without spans drop out: the four steps used streams 7, 13 and 21 of GPU 0 and stream 7 of GPU 1.
+    CHECK(headers == std::vector<std::string>{"python train.py (pid 4100)", "DataLoader worker 0 (pid 4201)",
+                                              "DataLoader worker 1 (pid 4202)",
+                                              "GPU 0: NVIDIA H100 80GB HBM3",
+                                              "GPU 1: NVIDIA H100 80GB HBM3"});
+    CHECK(rows.front().lanes == 2);  // the train loop and the pin thread
+    // pinscope's own device group ("GPU 0") is followed by the run's GPU; an imported one names its own.
+    TraceStore own;
+    LaneRegistry registry;
+    registry.lane(LaneRole::kernel, 0);
+    own.set_lanes(registry.snapshot());
+    own.add(Span{0, 10, 0, 0, 0, SpanKind::kernel});
+    const std::vector<TimelineRow> own_rows = timeline_rows(own, {}, "NVIDIA H100 80GB HBM3");
+    REQUIRE(own_rows.size() == 2);
+    CHECK(own_rows[0].title == "GPU 0: NVIDIA H100 80GB HBM3");
+    const size_t all_lanes = lanes;
+
+    collapsed.insert(GroupKey{LaneGroup::host, 4100});
+    collapsed.insert(GroupKey{LaneGroup::device, 1});
+    rows = timeline_rows(trace.store, collapsed);
+    size_t shown = 0, folded = 0;
+    for (const TimelineRow& row : rows) {
+        shown += !row.header;
+        if (!row.header) CHECK(!collapsed.contains(row.group));
+        if (row.header) CHECK(row.collapsed == collapsed.contains(row.group));
+        if (row.header && row.collapsed) folded += row.lanes;
+    }
+    CHECK(folded == 2 + 2);  // the main process's two threads, GPU 1's H2D and kernel lanes
+    CHECK(shown == all_lanes - folded);
+    CHECK(rows.size() == 5 + shown);
+}
+
+TEST_CASE("a lane whose spans nest splits into one level per depth, each in start order") {
+    testing::ThreeProcessTrace trace(5);
+    const LaneSpans* main = trace.store.lane(trace.main);
+    REQUIRE(main);
+    CHECK(main->max_depth() == 2);
+    CHECK(level_count(*main) == 3);
+    LaneLevels split;
+    const std::span<const LaneSpans* const> levels = split.of(*main);
+    REQUIRE(levels.size() == 3);
+    size_t total = 0;
+    for (size_t depth = 0; depth < levels.size(); ++depth) {
+        const std::span<const Span> spans = levels[depth]->all();
+        total += spans.size();
+        for (size_t i = 0; i < spans.size(); ++i) {
+            CHECK(spans[i].depth == depth);
+            if (i) CHECK(spans[i - 1].start <= spans[i].start);
+        }
+    }
+    CHECK(total == main->size());
+    CHECK(levels[1]->size() == 5);                   // one operator per step
+    CHECK(split.of(*main).data() == levels.data());  // kept while the lane is unchanged
+    // A lane that does not nest is its own level.
+    const LaneSpans* pin = trace.store.lane(trace.pin);
+    REQUIRE(pin);
+    CHECK(split.of(*pin).size() == 1);
+    CHECK(split.of(*pin)[0] == pin);
 }

@@ -255,3 +255,22 @@ TEST_CASE("presentation mode shows the lesson's question in large type beside th
                                     << " px elsewhere");
     CHECK(tallest_in_panel >= 28);
 }
+
+TEST_CASE("an open trace's nested spans stack by depth: steps over operators over launches") {
+    const char* path = std::getenv("PINSCOPE_SCREENSHOT");
+    REQUIRE(path);
+    const Png png = load(path);
+    REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
+    // make_open_trace's categories, interned in this order after pinscope's own kinds: user_annotation
+    // (the steps, depth 0), cpu_op (depth 1), cuda_runtime (depth 2); six steps, so six boxes of each in
+    // the train loop's lane, each level on rows of its own, outermost on top.
+    std::vector<std::vector<int>> levels;
+    for (int level = 0; level < 3; ++level) {
+        const Rgb colour = kind_colour(Theme::dark, static_cast<SpanKind>(kSpanKindCount + level));
+        levels.push_back(rows_with_runs(png, colour, 6));
+        MESSAGE("level " << level << ": " << levels.back().size() << " pixel rows with 6 boxes or more");
+        REQUIRE(levels.back().size() >= 8);  // most of a lane's height
+    }
+    CHECK(levels[0].back() < levels[1].front());
+    CHECK(levels[1].back() < levels[2].front());
+}

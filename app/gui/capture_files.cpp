@@ -122,7 +122,9 @@ void CaptureFiles::menu_items(AppState& state, Interval view) {
             keep_snapshot(state, view);
         if (kept_a_ && ImGui::MenuItem("Forget A")) kept_a_.reset();
     }
-    if (state.capture() && ImGui::MenuItem("Run this capture's config live")) run_live_ = true;
+    if (state.capture() && ImGui::MenuItem("Run this capture's config live", nullptr, false,
+                                           state.capture()->info.config.has_value()))
+        run_live_ = true;
 }
 
 //------------------------------------------------------------------------------------------------------------

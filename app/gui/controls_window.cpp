@@ -65,11 +65,19 @@ void ControlsWindow::draw(AppState& state, Theme theme, const Rect& rect, bool& 
     ConfigEditor& editor = state.editor();
     preview_ = state.live() && state.previewing() ? &state.preview() : nullptr;
     if (!state.live()) {
+        const Capture* capture = state.capture();
+        if (capture && !capture->info.config) {
+            // An imported run's capture: showing pinscope's defaults as its settings would be a lie.
+            wrapped_message(muted_colour(theme),
+                            "Viewing a capture without a pipeline config (not recorded by pinscope's own "
+                            "pipeline): it has no settings to show or run live.");
+            ImGui::End();
+            return;
+        }
         wrapped_message(muted_colour(theme),
-                        state.capture()
-                            ? "Viewing a capture: these are the settings it was recorded with. To "
-                              "change them, File > Run this capture's config live."
-                            : "Viewing a recorded trace: there is no pipeline to control.");
+                        capture ? "Viewing a capture: these are the settings it was recorded with. To "
+                                  "change them, File > Run this capture's config live."
+                                : "Viewing a recorded trace: there is no pipeline to control.");
         ImGui::BeginDisabled();
     }
     presets(editor);

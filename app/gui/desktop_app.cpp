@@ -358,8 +358,8 @@ void DesktopApp::build_frame() {
     const ImGuiIO& io = ImGui::GetIO();
     const Theme theme = style_.theme();
     const StatusExtras extras{style_.font_note(), style_.font_fell_back(), io.Framerate, span_drawing()};
-    const Layout layout =
-        lay_out(measure_layout(io.DisplaySize, status_bar_lines(*state_, extras), controls_collapsed_));
+    const Layout layout = lay_out(measure_layout(io.DisplaySize, status_bar_lines(*state_, extras),
+                                                 controls_collapsed_, timeline_.legend()));
     if (show_lessons_ && !controls_collapsed_)
         lessons_.draw(*state_, theme, layout.controls, presentation_);
     else if (state_->comparison() && !controls_collapsed_)

@@ -4,11 +4,11 @@
 #include <cmath>
 
 #include "app/gui/model/metric_tiles.h"
-#include "app/gui/timeline_legend.h"
 
 namespace pinscope::gui {
 
-LayoutInput measure_layout(ImVec2 display, int status_lines, bool controls_collapsed) {
+LayoutInput measure_layout(ImVec2 display, int status_lines, bool controls_collapsed,
+                           const LegendEntries& legend) {
     const ImGuiStyle& style = ImGui::GetStyle();
     LayoutInput in;
     in.width = display.x;
@@ -25,7 +25,7 @@ LayoutInput measure_layout(ImVec2 display, int status_lines, bool controls_colla
         in.tile_widths.push_back(
             std::max(ImGui::CalcTextSize(tile.title).x, ImGui::CalcTextSize(tile.widest).x) +
             style.ItemSpacing.x);
-    in.legend_widths = legend_entry_widths();
+    in.legend_widths = legend_entry_widths(legend);
     in.legend_spacing = legend_spacing();
     return in;
 }

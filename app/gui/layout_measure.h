@@ -4,9 +4,12 @@
 #include <imgui.h>
 
 #include "app/gui/model/layout.h"
+#include "app/gui/timeline_legend.h"
 
 namespace pinscope::gui {
 
-LayoutInput measure_layout(ImVec2 display, int status_lines, bool controls_collapsed);
+// `legend`: what the timeline's legend shows (the categories in view).
+LayoutInput measure_layout(ImVec2 display, int status_lines, bool controls_collapsed,
+                           const LegendEntries& legend = all_kinds_legend());
 
 }  // namespace pinscope::gui

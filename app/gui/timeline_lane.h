@@ -5,6 +5,7 @@
 // interface only: a new kind of row (an imported trace's threads, a compare view) is one new class.
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include <imgui.h>
 
@@ -70,6 +71,8 @@ class TimelineLane {
     virtual bool striped() const { return true; }
     // Boxes drawn in the last frame, for --frame-stats.
     virtual size_t drawn_items() const { return 0; }
+    // Marks the kinds (categories) the last preprocess() found in view, and whether a pageable copy was.
+    virtual void kinds_in_view(std::vector<bool>& /*kinds*/, bool& /*pageable*/) const {}
 };
 
 // A row's label, kept inside the label column however long.

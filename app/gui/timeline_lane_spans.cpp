@@ -27,21 +27,30 @@ std::string elided(std::string_view text, size_t bytes) {
     return std::string(text.substr(0, keep)) + "...";
 }
 
-// A label inside a box when it fits: the kind and batch for a span, then its name (such as the file a
-// worker read), elided to fit, or else its bytes; the count for a fold.
-std::string box_label(const LaneDrawItem& item, const Span& span, std::string_view name, float width,
-                      float char_width) {
-    if (item.folded()) return fmt::format("{} \xC2\xB7 {:.0f}%", item.count, 100 * item.occupancy);
-    std::string text = std::string(span_kind_name(span.kind));
-    if (span.batch != kNoBatch) text += fmt::format(" #{}", span.batch);
-    const float room = width / char_width - static_cast<float>(text.size()) - 6;  // " · " (4 bytes), a margin
-    if (!name.empty()) {
-        if (room >= 8) text += " \xC2\xB7 " + elided(name, static_cast<size_t>(room));
-        return text;
+// A label inside a box, as much of it as fits in `room` bytes: for pinscope's own kinds the kind and batch
+// whole, then the span's name (such as the file a worker read) elided, or else its bytes; for an imported
+// category the span's name alone, elided (its colour and the legend say the category); the count for a
+// fold. Empty when not even that fits.
+std::string box_label(const LaneDrawItem& item, const Span& span, std::string_view category,
+                      std::string_view name, size_t room) {
+    constexpr size_t kFewest = 6;  // "ab...": an elided name shorter says nothing
+    std::string text;
+    if (item.folded()) {
+        text = fmt::format("{} \xC2\xB7 {:.0f}%", item.count, 100 * item.occupancy);
+    } else if (!is_builtin(span.kind) && !name.empty()) {
+        return room >= kFewest ? elided(name, room) : std::string();
+    } else {
+        text = category;
+        if (span.batch != kNoBatch) text += fmt::format(" #{}", span.batch);
+        const std::string_view separator = " \xC2\xB7 ";
+        if (!name.empty() && text.size() + separator.size() + kFewest <= room)
+            return text + std::string(separator) + elided(name, room - text.size() - separator.size());
+        if (name.empty() && span.bytes) {
+            const std::string bytes = fmt::format(" {}", format_bytes(double(span.bytes)));
+            if (text.size() + bytes.size() <= room) text += bytes;
+        }
     }
-    if (span.bytes && static_cast<float>(text.size() + 10) * char_width < width)
-        text += fmt::format(" {}", format_bytes(double(span.bytes)));
-    return text;
+    return text.size() <= room ? text : std::string();
 }
 
 }  // namespace
@@ -57,20 +66,50 @@ void draw_hatch(ImDrawList* draw, ImVec2 a, ImVec2 b, ImU32 colour, float spacin
     }
 }
 
+float SpanLane::height(const TimelineFrame& frame) const {
+    const LaneSpans* lane = frame.store_of(other_).lane(lane_);
+    return frame.row_height * static_cast<float>(lane ? level_count(*lane) : 1);
+}
+
 void SpanLane::preprocess(const TimelineFrame& frame) {
-    static const LaneSpans kNone;
     mapping_ = frame.mapping_of(other_);
     const LaneSpans* lane = frame.store_of(other_).lane(lane_);
-    fold_lane(lane ? *lane : kNone, mapping_, items_);
-    spans_ = lane ? lane->all() : std::span<const Span>{};
+    if (!lane) {
+        levels_.clear();
+        return;
+    }
+    const std::span<const LaneSpans* const> levels = split_.of(*lane);
+    levels_.resize(levels.size());
+    for (size_t i = 0; i < levels.size(); ++i) {
+        levels_[i].spans = levels[i];
+        fold_lane(*levels[i], mapping_, levels_[i].items);
+    }
+}
+
+size_t SpanLane::drawn_items() const {
+    size_t items = 0;
+    for (const Level& level : levels_) items += level.items.size();
+    return items;
+}
+
+void SpanLane::kinds_in_view(std::vector<bool>& kinds, bool& pageable) const {
+    for (const Level& level : levels_)
+        for (const LaneDrawItem& item : level.items) {
+            const size_t kind = static_cast<size_t>(item.kind);
+            if (kind >= kinds.size()) kinds.resize(kind + 1);
+            kinds[kind] = true;
+            pageable = pageable || (item.memory == HostMemory::pageable && is_copy(item.kind));
+        }
 }
 
 void SpanLane::draw(TimelineFrame& frame, float top) {
     label(frame, top);
-    frame.draw->PushClipRect(
-        ImVec2(frame.canvas_left, top),
-        ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), top + frame.row_height), true);
-    boxes(frame, top);
+    const float bottom = top + height(frame);
+    frame.draw->PushClipRect(ImVec2(frame.canvas_left, top),
+                             ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), bottom),
+                             true);
+    for (size_t i = 0; i < levels_.size(); ++i)
+        boxes(frame, levels_[i], top + frame.row_height * static_cast<float>(i));
     frame.draw->PopClipRect();
 }
 
@@ -85,9 +124,9 @@ void SpanLane::label(const TimelineFrame& frame, float top) const {
                     ImGui::GetColorU32(ImGuiCol_Text), text);
 }
 
-void SpanLane::boxes(TimelineFrame& frame, float top) {
+void SpanLane::boxes(TimelineFrame& frame, const Level& level, float top) {
     const SpanPalette& palette = gui::palette(frame.theme);
-    const std::span<const Span> spans = spans_;
+    const std::span<const Span> spans = level.spans->all();
     const float y0 = top + 1, y1 = top + frame.row_height - 1;
     const float char_width = ImGui::GetFontSize() * 0.55f;
     const ImU32 stripe = to_imu32(palette.pageable_stripe);
@@ -98,13 +137,12 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
     // On the GPU the boxes are drawn from the spans themselves; the folds below still give the labels
     // and what the mouse is over.
     if (frame.gpu)
-        if (const LaneSpans* lane = frame.store_of(other_).lane(lane_))
-            frame.gpu->draw_lane(frame.draw, *lane, mapping_, ImVec2(frame.canvas_left, y0),
-                                 ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), y1),
-                                 palette);
+        frame.gpu->draw_lane(frame.draw, *level.spans, mapping_, ImVec2(frame.canvas_left, y0),
+                             ImVec2(frame.canvas_left + static_cast<float>(frame.mapping.width_px), y1),
+                             palette);
 
     float nearest = kHoverSlackPx + 1;
-    for (const LaneDrawItem& item : items_) {
+    for (const LaneDrawItem& item : level.items) {
         float x0 = frame.canvas_left + frame.mapping.clamp_x(item.x0);
         float x1 = frame.canvas_left + frame.mapping.clamp_x(item.x1);
         x1 = std::max(x1, x0 + 1.f);  // a span narrower than a pixel still shows
@@ -131,9 +169,11 @@ void SpanLane::boxes(TimelineFrame& frame, float top) {
         // Labels start where the box becomes visible, so a span that began before the view keeps its name.
         const float text_x = std::max(x0, frame.canvas_left);
         if (x1 - text_x > char_width * 3) {
-            const std::string_view name = span.name != kNoName ? frame.store_of(other_).name(span.name) : "";
-            const std::string label = box_label(item, span, name, x1 - text_x, char_width);
-            if (static_cast<float>(label.size()) * char_width + 6 < x1 - text_x) {
+            const TraceStore& store = frame.store_of(other_);
+            const std::string_view name = span.name != kNoName ? store.name(span.name) : "";
+            const auto room = static_cast<size_t>(std::max(0.f, (x1 - text_x - 6) / char_width));
+            const std::string label = box_label(item, span, store.category_name(span.kind), name, room);
+            if (!label.empty()) {
                 const float y = top + (frame.row_height - ImGui::GetFontSize()) * 0.5f;
                 frame.draw->AddText(ImVec2(text_x + 3, y), text, label.c_str());
             }

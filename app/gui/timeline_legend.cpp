@@ -11,14 +11,14 @@
 namespace pinscope::gui {
 namespace {
 
-struct Entry {
-    std::string name;
-    SpanKind colour;
-    bool hatched;
-};
+float swatch_width() {
+    return ImGui::GetFontSize();
+}
 
-std::vector<Entry> entries() {
-    std::vector<Entry> all;
+}  // namespace
+
+LegendEntries all_kinds_legend() {
+    LegendEntries all;
     // `tracing` (a thread held by a full trace ring) is rare and explained by its tooltip: not a fixture
     // of every legend.
     for (int k = 0; k < kSpanKindCount; ++k)
@@ -28,12 +28,6 @@ std::vector<Entry> entries() {
     return all;
 }
 
-float swatch_width() {
-    return ImGui::GetFontSize();
-}
-
-}  // namespace
-
 float legend_spacing() {
     return std::round(ImGui::GetFontSize() * 0.6f);
 }
@@ -42,19 +36,18 @@ float swatch_gap() {
     return std::round(ImGui::GetFontSize() * 0.25f);
 }
 
-std::vector<float> legend_entry_widths() {
+std::vector<float> legend_entry_widths(const LegendEntries& entries) {
     std::vector<float> widths;
-    for (const Entry& e : entries())
+    for (const LegendEntry& e : entries)
         widths.push_back(swatch_width() + swatch_gap() + ImGui::CalcTextSize(e.name.c_str()).x);
     return widths;
 }
 
-void draw_legend(Theme theme) {
+void draw_legend(Theme theme, const LegendEntries& all) {
     const SpanPalette& p = palette(theme);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const float box = ImGui::GetFontSize(), available = ImGui::GetContentRegionAvail().x;
-    const std::vector<Entry> all = entries();
-    const std::vector<float> widths = legend_entry_widths();
+    const std::vector<float> widths = legend_entry_widths(all);
     float x = 0;
     for (size_t i = 0; i < all.size(); ++i) {
         if (x > 0 && x + legend_spacing() + widths[i] > available) {

@@ -59,7 +59,6 @@ std::pair<std::string, std::string> comparison_titles(const Capture& a, const Ca
 TimelineWindow::TimelineWindow() {
     for (int kind = 0; kind < kCounterKindCount; ++kind)
         counter_lanes_.push_back(std::make_unique<CounterLane>(static_cast<CounterKind>(kind)));
-    host_header_.set_title("Host");
     counters_header_.set_title("Counters");
 }
 
@@ -67,6 +66,30 @@ SpanLane& TimelineWindow::span_lane(LaneId lane, bool other) {
     auto& slot = (other ? other_span_lanes_ : span_lanes_)[lane];
     if (!slot) slot = std::make_unique<SpanLane>(lane, other);
     return *slot;
+}
+
+HeaderLane& TimelineWindow::group_header(const TimelineRow& row) {
+    auto& slot = group_headers_[row.group];
+    if (!slot) slot = std::make_unique<HeaderLane>();
+    slot->set_title(row.title);
+    slot->set_group(row.collapsed, row.lanes);
+    return *slot;
+}
+
+// The categories the frame just drawn showed, in id order (pinscope's kinds first), named as the trace
+// names them; a pageable copy in view adds the hatching. With nothing in view, every kind of pinscope's.
+void TimelineWindow::update_legend(const TraceStore& store, const std::vector<TimelineLane*>& rows) {
+    std::vector<bool> kinds;
+    bool pageable = false;
+    for (const TimelineLane* row : rows) row->kinds_in_view(kinds, pageable);
+    LegendEntries entries;
+    for (size_t k = 0; k < kinds.size(); ++k)
+        if (kinds[k]) {
+            const auto kind = static_cast<SpanKind>(k);
+            entries.push_back({std::string(store.category_name(kind)), kind, false});
+        }
+    if (pageable) entries.push_back({"pageable", SpanKind::h2d, true});
+    legend_ = entries.empty() ? all_kinds_legend() : std::move(entries);
 }
 
 void TimelineWindow::reset() {
@@ -115,7 +138,7 @@ void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float 
         "Timeline", nullptr,
         ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoScrollWithMouse);
     ImGui::PopStyleVar();
-    draw_legend(theme);
+    draw_legend(theme, legend_);
     const float label_width = ImGui::GetFontSize() * 10.f;
     const float canvas_width =
         std::max(ImGui::GetContentRegionAvail().x - label_width - ImGui::GetStyle().ScrollbarSize, 50.f);
@@ -225,9 +248,9 @@ void TimelineWindow::ruler(const PixelMapping& mapping, TimeNs origin, Theme the
 // [SECTION] Rows: arrange, preprocess, draw, overlays
 //------------------------------------------------------------------------------------------------------------
 
-// This frame's rows, top to bottom: the host's lanes, the device's, then the counters, each group under
-// its header. Lanes without spans (a pipeline rebuilt smaller) drop out. Comparing, the shown capture's
-// lanes (A) come first and the other's (B) under them, each under a header that names its file.
+// This frame's rows, top to bottom: a header per group of the lane tree (a process, a device) and its
+// lanes unless folded, then the counters. Comparing, the shown capture's lanes (A) come first and the
+// other's (B) under them, each under a header that names its file.
 std::vector<TimelineLane*> TimelineWindow::arrange(const AppState& state) {
     std::vector<TimelineLane*> rows;
     if (const AppState::Comparison* c = state.comparison()) {
@@ -239,19 +262,10 @@ std::vector<TimelineLane*> TimelineWindow::arrange(const AppState& state) {
         rows.push_back(&b_header_);
         for (const LaneInfo& info : lanes_to_draw(c->other.store)) rows.push_back(&span_lane(info.id, true));
     } else {
-        std::optional<LaneGroup> group;
-        for (const LaneInfo& info : lanes_to_draw(state.store())) {
-            if (group != info.group) {
-                group = info.group;
-                if (info.group == LaneGroup::host) {
-                    rows.push_back(&host_header_);
-                } else {
-                    device_header_.set_title(state.device() ? "Device: " + state.device()->name : "Device");
-                    rows.push_back(&device_header_);
-                }
-            }
-            rows.push_back(&span_lane(info.id));
-        }
+        const std::string device = state.device() ? state.device()->name : "";
+        for (const TimelineRow& row : timeline_rows(state.store(), collapsed_, device))
+            rows.push_back(row.header ? static_cast<TimelineLane*>(&group_header(row))
+                                      : &span_lane(row.lane));
     }
     rows.push_back(&counters_header_);
     for (auto& lane : counter_lanes_) rows.push_back(lane.get());
@@ -316,6 +330,9 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
     overlays(frame, rows, tops, origin.y, y);
     summary_overlay(frame, origin.y);
     frame.draw->PopClipRect();
+    update_legend(store, rows);
+    for (auto& [key, header] : group_headers_)
+        if (header->take_click() && !collapsed_.erase(key)) collapsed_.insert(key);
 
     ImGui::Dummy(ImVec2(label_width + canvas_width, y - origin.y));
     interact(frame.mapping, ImVec2(frame.canvas_left, window_top), ImVec2(canvas_right, window_bottom));
@@ -406,8 +423,9 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
         return;
     }
     const Span& s = hovered.span;
-    ImGui::Text("%s", std::string(span_kind_name(s.kind)).c_str());
+    ImGui::Text("%s", std::string(store.category_name(s.kind)).c_str());
     ImGui::Separator();
+    if (s.depth > 0) ImGui::Text("depth     %u", static_cast<unsigned>(s.depth));
     if (s.batch != kNoBatch) ImGui::Text("batch     %lld", static_cast<long long>(s.batch));
     if (s.name != kNoName) ImGui::Text("name      %s", std::string(store.name(s.name)).c_str());
     ImGui::Text("thread    %s", thread.c_str());

@@ -1,11 +1,15 @@
 #pragma once
-// The live timeline (Tracy is the model): host lanes (train loop, workers, pin thread), then under
-// the device its H2D, kernel and D2H lanes per stream, then counter plots. Follow live or pause
+// The live timeline (Tracy is the model): a group per process (pinscope's own: train loop, workers, pin
+// thread) and per device (its H2D, kernel and D2H lanes per stream), each under a header that folds it
+// away when clicked, then counter plots. Nested spans stack by depth; the legend names the categories
+// the view shows. Follow live or pause
 // (space), wheel zoom about the cursor, drag to pan, right-drag (or Shift+drag) to select a range,
 // zoom to it (Z), fit everything (F). Hovering a span outlines its batch on every lane and joins the
 // stages with flow curves; a selected range shows each lane's busy fraction and the overlap in it.
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -14,12 +18,14 @@
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/layout.h"
 #include "app/gui/model/range_summary.h"
+#include "app/gui/model/timeline_rows.h"
 #include "app/gui/model/timeline_viewport.h"
 #include "app/gui/span_renderer.h"
 #include "app/gui/timeline_lane.h"
 #include "app/gui/timeline_lane_counter.h"
 #include "app/gui/timeline_lane_header.h"
 #include "app/gui/timeline_lane_spans.h"
+#include "app/gui/timeline_legend.h"
 
 namespace pinscope::gui {
 
@@ -44,6 +50,8 @@ class TimelineWindow {
     size_t drawn_items() const { return drawn_items_; }
     // Span lanes of a trace that no longer changes are drawn by `renderer` when it is available.
     void set_span_renderer(SpanRenderer* renderer) { renderer_ = renderer; }
+    // What the legend shows: the categories drawn in the last frame (every built-in kind before any).
+    const LegendEntries& legend() const { return legend_; }
 
   private:
     void summary_overlay(const TimelineFrame& frame, float top);
@@ -56,13 +64,18 @@ class TimelineWindow {
     void tooltip(const HoveredSpan& hovered, const TraceStore& store);
     void refresh_summary(const AppState& state);
     SpanLane& span_lane(LaneId lane, bool other = false);
+    HeaderLane& group_header(const TimelineRow& row);
+    void update_legend(const TraceStore& store, const std::vector<TimelineLane*>& rows);
 
     TimelineViewport viewport_;
     // The rows, kept from frame to frame (they hold their draw buffers); arrange() orders them.
     std::unordered_map<LaneId, std::unique_ptr<SpanLane>> span_lanes_;
     std::unordered_map<LaneId, std::unique_ptr<SpanLane>> other_span_lanes_;  // the compared capture's
     std::vector<std::unique_ptr<CounterLane>> counter_lanes_;
-    HeaderLane host_header_, device_header_, counters_header_, a_header_, b_header_;
+    std::map<GroupKey, std::unique_ptr<HeaderLane>> group_headers_;
+    std::set<GroupKey> collapsed_;
+    HeaderLane counters_header_, a_header_, b_header_;
+    LegendEntries legend_ = all_kinds_legend();
     enum class Drag { none, pan, select } drag_ = Drag::none;
     TimeNs select_anchor_ = 0;
     std::optional<RangeSummary> summary_;

@@ -13,6 +13,7 @@ TimeNs duration_of(const Span& s) {
 }  // namespace
 
 void LaneSpans::add(const Span& span) {
+    max_depth_ = std::max<uint32_t>(max_depth_, span.depth);
     if (spans_.empty() || spans_.back().start <= span.start) {
         const size_t block = spans_.size() / kBlock;
         if (block == reach_.size()) {
@@ -36,6 +37,8 @@ void LaneSpans::add(const Span& span) {
 
 void LaneSpans::assign(std::vector<Span> spans) {
     spans_ = std::move(spans);
+    max_depth_ = 0;
+    for (const Span& span : spans_) max_depth_ = std::max<uint32_t>(max_depth_, span.depth);
     rebuild_blocks(0);
 }
 
@@ -51,6 +54,7 @@ void LaneSpans::clear() {
     reach_.clear();
     summed_.clear();
     total_ = 0;
+    max_depth_ = 0;
 }
 
 void LaneSpans::rebuild_blocks(size_t from_block) {

@@ -6,6 +6,7 @@
 // ends after it. Blocks also keep the summed durations before them, so how busy a run of spans kept
 // the lane costs a block's worth of additions at most, however long the run.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -31,6 +32,9 @@ class LaneSpans {
     bool empty() const { return spans_.empty(); }
     // The latest end of any span; only for a lane that is not empty.
     TimeNs latest_end() const { return reach_.back(); }
+    // The deepest nesting of any span added since the lane was last cleared or assigned (0: none nests).
+    // Spans erased since may have been deeper: it never shrinks, so a view's rows do not jump.
+    uint32_t max_depth() const { return max_depth_; }
 
     // The spans that can touch the closed window [window.start, window.end]: from the first span that
     // ends at or after window.start to the last that starts at or before window.end. A span in between
@@ -50,6 +54,7 @@ class LaneSpans {
     std::vector<TimeNs> reach_;   // reach_[b]: the latest end among spans_[0 .. (b + 1) * kBlock)
     std::vector<TimeNs> summed_;  // summed_[b]: the summed durations of spans_[0 .. b * kBlock)
     TimeNs total_ = 0;            // the summed durations of every span
+    uint32_t max_depth_ = 0;
 };
 
 }  // namespace pinscope

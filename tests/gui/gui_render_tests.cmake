@@ -91,6 +91,23 @@ foreach(renderer gpu drawlist)
                          FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
 endforeach()
 
+# A trace pinscope did not record (tests/three_process_trace.h): three processes and two devices, each a
+# group under its header, the train loop's spans nested three deep in categories of their own. The draw
+# lists give exact colours to look for; its GPU-drawn screenshot is docs/open-trace.png.
+set(OPEN_TRACE ${CMAKE_CURRENT_BINARY_DIR}/open-trace.pinscope)
+set(OPEN_TRACE_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_open_trace.png)
+add_test(NAME gui_open_trace_screenshot
+         COMMAND sh -c "$<TARGET_FILE:make_open_trace> ${OPEN_TRACE} 6 && ${XVFB_RUN} -a -s '-screen 0 1920x1200x24' \
+                        $<TARGET_FILE:pinscope> gui --open ${OPEN_TRACE} --renderer drawlist --frames 20 \
+                        --size 1600x900 --screenshot ${OPEN_TRACE_SHOT}")
+set_tests_properties(gui_open_trace_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
+                     FIXTURES_SETUP gui_open_trace PASS_REGULAR_EXPRESSION "screenshot: "
+                     ENVIRONMENT "XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg-config")
+add_test(NAME gui_open_trace_stacks_nested_spans_by_depth COMMAND test_gui_screenshot "--test-case=an open trace*")
+set_tests_properties(gui_open_trace_stacks_nested_spans_by_depth PROPERTIES LABELS "gui-render"
+                     FIXTURES_REQUIRED gui_open_trace ENVIRONMENT "PINSCOPE_SCREENSHOT=${OPEN_TRACE_SHOT}"
+                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+
 # A sweep of 4 x 4 x 2 configs (num_workers 0..3 x prefetch_factor 1..4 x pin_memory both, 0.3 s each) runs
 # to its end in the Sweep window (frames wait for it), and its two heatmaps render.
 set(SWEEP_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_sweep.png)
