@@ -9,20 +9,47 @@
 
 namespace pinscope {
 
-Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning) {
+namespace {
+
+uint64_t half_the_memory() {
+    return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) /
+           2;
+}
+
+}  // namespace
+
+Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning,
+                             std::optional<CaptureRange> range) {
+    if (!range) {
+        CaptureSize size;
+        try {
+            size = capture_size(path);
+        } catch (const CaptureError&) {
+            // load_capture below says what is wrong, as it always has.
+        }
+        if (range_that_fits(size, half_the_memory()))
+            throw UsageError(fmt::format(
+                "{}: reading all {} spans ({:.0f} s) needs about {:.1f} GB, more than half this machine's "
+                "memory ({:.1f} GB); give --range FROM:TO (seconds, e.g. --range 0:30) to read a part",
+                path.string(), size.spans, ns_to_s(size.window), static_cast<double>(size.memory_bytes) / 1e9,
+                static_cast<double>(half_the_memory()) / 1e9));
+    }
     std::error_code no_size;  // a missing file: load_capture says so
     const bool show_progress =
         ::isatty(STDERR_FILENO) && std::filesystem::file_size(path, no_size) > (64u << 20) && !no_size;
     int shown = -1;
     try {
-        Capture capture = load_capture(path, [&](double share) {
-            const int percent = static_cast<int>(share * 100);
-            if (show_progress && percent != shown) {
-                fmt::print(stderr, "\r\033[Kopening {}: {}%", path.string(), percent);
-                shown = percent;
-            }
-            return true;
-        });
+        Capture capture = load_capture(
+            path,
+            [&](double share) {
+                const int percent = static_cast<int>(share * 100);
+                if (show_progress && percent != shown) {
+                    fmt::print(stderr, "\r\033[Kopening {}: {}%", path.string(), percent);
+                    shown = percent;
+                }
+                return true;
+            },
+            range);
         if (show_progress) fmt::print(stderr, "\r\033[K");
         if (warning == ConfigWarning::print && !capture.info.config_problem.empty())
             fmt::print(stderr,
@@ -53,6 +80,13 @@ RunReport capture_report(const Capture& capture) {
     report.capture =
         CaptureSource{capture.path.string(),      capture.info.created, capture.info.writer_version,
                       capture.store.span_count(), capture.file_bytes,   capture.info.config.has_value()};
+    if (const auto& part = capture.info.loaded_range) {
+        const TimeNs origin = capture.info.window.end > capture.info.window.start
+                                  ? capture.info.window.start
+                                  : capture.store.first_time();
+        report.capture->range_s = {ns_to_s(part->start - origin), ns_to_s(part->end - origin)};
+        report.capture->spans_in_file = capture.info.spans_in_file;
+    }
     return report;
 }
 

@@ -3,6 +3,7 @@
 // be opened is bad input (exit 2, one line naming the file and what is wrong), and one whose config would
 // not pass the command line's validator opens with a one-line warning on stderr.
 #include <filesystem>
+#include <optional>
 
 #include "app/cli/run_report.h"
 #include "core/io/capture.h"
@@ -12,7 +13,10 @@ namespace pinscope {
 // Whether a config that would not run is warned about here, or left to the caller (which refuses it).
 enum class ConfigWarning { print, leave_to_caller };
 
-Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning = ConfigWarning::print);
+// With `range`, only that part (seconds from the capture's start). Without one, a capture too big to read
+// whole in half this machine's memory is refused with a message that says so and names --range.
+Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning = ConfigWarning::print,
+                             std::optional<CaptureRange> range = std::nullopt);
 
 // What `stats` prints of a capture: the run report as `run` printed it, from the capture's spans.
 RunReport capture_report(const Capture& capture);

@@ -29,6 +29,10 @@ nlohmann::json report_json(const RunReport& r) {
                         {"writer_version", r.capture->writer_version},
                         {"spans", r.capture->spans},
                         {"file_bytes", r.capture->file_bytes}};
+    if (r.capture && r.capture->range_s)
+        j["capture"]["range"] = {{"from_s", r.capture->range_s->first},
+                                 {"to_s", r.capture->range_s->second},
+                                 {"spans_in_file", r.capture->spans_in_file}};
     if (r.status.dataset.decoded || r.status.dataset.skipped)
         j["images"] = {{"decoded", r.status.dataset.decoded},
                        {"skipped", r.status.dataset.skipped},
@@ -94,7 +98,13 @@ void print_report(std::ostream& out, const RunReport& r) {
         fmt::print(out, "\ncapture {}: recorded {} on {} by pinscope {}; {} spans, {}\n", r.capture->file,
                    r.capture->created, r.status.device.name, r.capture->writer_version,
                    format_count(double(r.capture->spans)), format_bytes(double(r.capture->file_bytes)));
-    else
+    if (r.capture && r.capture->range_s)
+        fmt::print(
+            out,
+            "part read: {:.3f} s to {:.3f} s from its start ({} of its {} spans); the metrics are of it\n",
+            r.capture->range_s->first, r.capture->range_s->second, format_count(double(r.capture->spans)),
+            format_count(double(r.capture->spans_in_file)));
+    if (!r.capture)
         fmt::print(out, "\npinscope run on {}\n",
                    r.status.device.name);  // why: said on stderr as the run began
     if (r.capture && !r.capture->has_config) {

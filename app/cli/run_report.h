@@ -16,6 +16,9 @@ struct CaptureSource {
     size_t spans = 0;
     uint64_t file_bytes = 0;
     bool has_config = true;  // false for a trace no pipeline of pinscope's ran: its knobs are not known
+    // A part read (stats --range): seconds from the capture's start, and the spans of the whole file.
+    std::optional<std::pair<double, double>> range_s;
+    uint64_t spans_in_file = 0;
 };
 
 struct RunReport {

@@ -12,10 +12,23 @@ Command add_stats_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("stats", "Print the metrics of a capture (.pinscope)");
     auto file = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
+    auto range = std::make_shared<std::string>();
     cmd->add_option("file", *file, "The capture")->required()->option_text("FILE");
+    cmd->add_option(
+           "--range", *range,
+           "Read only this part of the capture, in seconds from its start (FROM:TO): the metrics are "
+           "of that part. A capture too big for memory needs it")
+        ->option_text("FROM:TO");
     cmd->add_flag("--json", *json, "Print them as one JSON object, with the keys of `run --json`");
-    return {cmd, [file, json] {
-                const RunReport report = capture_report(open_capture_for_cli(*file));
+    return {cmd, [file, json, range] {
+                std::optional<CaptureRange> part;
+                if (!range->empty()) try {
+                        part = parse_capture_range(*range);
+                    } catch (const std::invalid_argument& e) {
+                        throw UsageError(std::string("--range ") + e.what());
+                    }
+                const RunReport report =
+                    capture_report(open_capture_for_cli(*file, ConfigWarning::print, part));
                 if (*json)
                     std::cout << report_json(report).dump() << std::endl;
                 else

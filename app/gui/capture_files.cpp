@@ -28,11 +28,12 @@ std::string file_label(const std::filesystem::path& file) {
 // [SECTION] Opening
 //------------------------------------------------------------------------------------------------------------
 
-void CaptureFiles::open(const std::filesystem::path& file, CaptureLoader::Purpose purpose) {
+void CaptureFiles::open(const std::filesystem::path& file, CaptureLoader::Purpose purpose,
+                        std::optional<CaptureRange> range) {
     error_.clear();
     message_.clear();
     loader_.reset();  // cancels a load in progress
-    loader_ = std::make_unique<CaptureLoader>(file, purpose);
+    loader_ = std::make_unique<CaptureLoader>(file, purpose, range);
 }
 
 void CaptureFiles::poll_loader() {

@@ -21,7 +21,8 @@ class CaptureFiles {
     // Starts loading `file` to view it (replacing what is shown), or to compare it with the capture
     // shown. A load in progress is cancelled.
     void open(const std::filesystem::path& file,
-              CaptureLoader::Purpose purpose = CaptureLoader::Purpose::view);
+              CaptureLoader::Purpose purpose = CaptureLoader::Purpose::view,
+              std::optional<CaptureRange> range = std::nullopt);
 
     // The File menu's capture items, for what `state` shows; `view` is the timeline's range now.
     void menu_items(AppState& state, Interval view);

@@ -61,7 +61,10 @@ DesktopApp::DesktopApp(std::unique_ptr<AppState> state, AppWindow& window, const
         timeline_.set_opening_length(static_cast<TimeNs>(options.view_seconds * 1e9));
         zoom_settled_ = true;
     }
-    if (!options.open_file.empty()) files_.open(options.open_file);
+    if (!options.open_file.empty())
+        files_.open(options.open_file, CaptureLoader::Purpose::view,
+                    options.open_range.empty() ? std::nullopt
+                                               : std::optional(parse_capture_range(options.open_range)));
     using R = GuiOptions::SpanRendering;
     if (options.span_rendering == R::gpu ||
         (options.span_rendering == R::automatic && !window.software_gl())) {

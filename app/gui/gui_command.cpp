@@ -126,6 +126,20 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size, O
     cmd.add_option("--open", options.open_file, "Open a capture (.pinscope) instead of running a pipeline")
         ->option_text("FILE")
         ->group(group);
+    cmd.add_option("--range", options.open_range,
+                   "With --open: read only this part of the capture, in seconds from its start (FROM:TO); a "
+                   "capture too big for a quarter of the memory opens its first part that fits without it")
+        ->option_text("FROM:TO")
+        ->needs("--open")
+        ->check([](const std::string& text) {
+            try {
+                parse_capture_range(text);
+                return std::string();
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+        })
+        ->group(group);
     cmd.add_option("--compare", options.compare_file, "With --open: stack this capture under it to compare")
         ->option_text("FILE")
         ->needs("--open")

@@ -27,6 +27,7 @@ struct GuiOptions {
     size_t synthetic_spans = 0;       // > 0: view a synthetic trace of this many spans instead of a pipeline
     std::filesystem::path open_file;  // a capture to open at start (--open, `pinscope FILE`)
     std::filesystem::path compare_file;  // and one to compare it with (--compare)
+    std::string open_range;              // --range FROM:TO: the part of --open's capture to read
     // --renderer: how a capture's spans are drawn. auto: on the GPU unless OpenGL is a software
     // rasterizer (llvmpipe), which would instance millions of spans on the very cores that build frames.
     enum class SpanRendering { automatic, gpu, draw_lists } span_rendering = SpanRendering::automatic;

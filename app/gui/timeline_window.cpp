@@ -119,6 +119,9 @@ void TimelineWindow::draw(AppState& state, Theme theme, const Rect& rect, float 
     const TraceStore& store = state.store();
     if (!state.live() && !fitted_ && store.span_count() > 0) {  // a finished trace opens showing all of it
         fit(store);
+        // A part of a big capture: the part asked for, not all the blocks read around it.
+        if (const Capture* capture = state.capture(); capture && capture->info.loaded_range)
+            viewport_.show(*capture->info.loaded_range);
         // Asked for a length: the middle of the trace, where a run is past its start-up.
         if (opening_length_) {
             const TimeNs middle = store.first_time() + (store.latest_span_end() - store.first_time()) / 2;

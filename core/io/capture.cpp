@@ -9,9 +9,13 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "core/files/input_file.h"
+#include "core/files/mapped_file.h"
 #include "core/files/output_file.h"
 #include "core/io/capture_meta.h"
 #include "core/io/varint.h"
@@ -144,8 +148,16 @@ class SectionReader {
 
     uint32_t version() const { return version_; }
 
-    // The next section; throws for one that is cut short, too big or does not inflate.
-    Section next() {
+    // Goes to the section header at `offset` (one an index named); throws for one outside the file.
+    void seek(uint64_t offset) {
+        if (offset < kFileHeaderBytes || offset >= size_)
+            throw CaptureError(fmt::format("its index points at byte {}, outside the file", offset));
+        at_ = static_cast<size_t>(offset);
+    }
+
+    // The next section; throws for one that is cut short, too big or does not inflate. With `inflate`
+    // false, a section is checked as far as its header and passed over: its bytes are never touched.
+    Section next(bool inflate = true) {
         if (size_ - at_ < kSectionHeaderBytes)
             throw CaptureError(at_ == size_
                                    ? "cut short: it ends before its END section"
@@ -171,6 +183,12 @@ class SectionReader {
             throw CaptureError(
                 fmt::format("cut short: section {} at byte {} says {} bytes, the file holds {} more", name,
                             header_at, stored, size_ - at_));
+        if (!inflate) {
+            if (stored == 0)
+                throw CaptureError(fmt::format("section {} at byte {} is empty", name, header_at));
+            at_ += stored;
+            return section;
+        }
         if (raw > kMaxRawSectionBytes)
             throw CaptureError(
                 fmt::format("section {} at byte {} says it inflates to {} bytes, more than any "
@@ -422,8 +440,10 @@ std::vector<uint8_t> encode_counters(CounterKind kind, std::span<const CounterSa
 }
 
 // Formats 1 and 2 hold each series in one section; format 3, written as the run goes, in several.
+// Keeps only the samples inside `keep` when given (a range read); counts every one it checked.
 void decode_counters(const std::vector<uint8_t>& raw, TraceStore& store, bool several_per_kind,
-                     std::array<bool, kCounterKindCount>& seen, uint64_t& samples_read) {
+                     std::array<bool, kCounterKindCount>& seen, uint64_t& samples_read,
+                     const Interval* keep = nullptr) {
     varint::Reader in(raw.data(), raw.size());
     const uint64_t kind = in.get("the counter kind");
     if (kind >= kCounterKindCount) throw varint::FormatError(fmt::format("an unknown counter kind {}", kind));
@@ -441,7 +461,8 @@ void decode_counters(const std::vector<uint8_t>& raw, TraceStore& store, bool se
     for (TimeNs t : times) {
         const double value = in.f64("a sample value");
         if (!std::isfinite(value)) throw varint::FormatError("a counter sample is not a finite number");
-        store.add(CounterSample{t, value, static_cast<CounterKind>(kind)});
+        if (!keep || (t >= keep->start && t <= keep->end))
+            store.add(CounterSample{t, value, static_cast<CounterKind>(kind)});
     }
     if (!in.done()) throw varint::FormatError("a CNTR section has bytes after its samples");
     samples_read += count;
@@ -501,6 +522,30 @@ std::vector<uint8_t> encode_index(const std::vector<IndexEntry>& entries, uint64
         varint::put(out, static_cast<uint64_t>(e.last_end - e.first_start));
     }
     return out;
+}
+
+struct Index {
+    uint64_t meta_offset = 0;
+    std::vector<IndexEntry> entries;
+};
+
+Index decode_index(const std::vector<uint8_t>& raw) {
+    varint::Reader in(raw.data(), raw.size());
+    Index index;
+    index.meta_offset = in.get("META's offset");
+    const uint64_t count = in.get_count("the index's length", 5);
+    index.entries.resize(count);
+    for (IndexEntry& e : index.entries) {
+        e.offset = in.get("a section's offset");
+        const uint64_t lane = in.get("a section's lane");
+        if (lane >= kNoLane) throw varint::FormatError("the index names a lane past any lane");
+        e.lane = static_cast<LaneId>(lane);
+        e.spans = in.get("a section's span count");
+        e.first_start = checked_time(0, static_cast<int64_t>(in.get("a section's start")), "start");
+        e.last_end = checked_time(e.first_start, static_cast<int64_t>(in.get("a section's length")), "end");
+    }
+    if (!in.done()) throw varint::FormatError("the index has bytes after its entries");
+    return index;
 }
 
 }  // namespace
@@ -588,12 +633,93 @@ void write_capture(std::ostream& out, const TraceStore& store, const CaptureInfo
 // [SECTION] Reading
 //------------------------------------------------------------------------------------------------------------
 
+// What a format-3 file says at its end: its index (found through END) and its header (through the index).
+struct Trailer {
+    Index index;
+    Meta meta;
+};
+
+Trailer read_trailer(SectionReader& sections, const uint8_t* data, size_t size) {
+    if (size < kFileHeaderBytes + kSectionHeaderBytes) throw CaptureError("cut short: it has no END section");
+    const uint8_t* end = data + size - kSectionHeaderBytes;
+    if (get_le(end, 4) != kEnd || get_le(end + 4, 4) != 0 || get_le(end + 8, 8) != 0)
+        throw CaptureError("cut short: it does not end with its END section");
+    sections.seek(get_le(end + 16, 8));
+    Trailer trailer;
+    const Section index = sections.next();
+    if (index.tag != kIndex) throw CaptureError("its END section does not point at its index");
+    try {
+        trailer.index = decode_index(index.raw);
+    } catch (const varint::FormatError& e) {
+        throw CaptureError(fmt::format("section INDX is malformed: {}", e.what()));
+    }
+    sections.seek(trailer.index.meta_offset);
+    const Section meta = sections.next();
+    if (meta.tag != kMeta) throw CaptureError("its index does not point at its header (META)");
+    trailer.meta = meta_from_json(meta.raw, sections.version());
+    return trailer;
+}
+
+// A range read's choice: the times kept, and the SPAN sections (by offset) whose spans reach into them.
+struct Selection {
+    Interval times;
+    std::unordered_set<uint64_t> sections;
+    uint64_t spans = 0;  // in those sections
+};
+
+Selection select_sections(const Trailer& trailer, CaptureRange range) {
+    const MetricsWindow& w = trailer.meta.info.window;
+    TimeNs start = w.start, end = w.end;
+    if (end <= start) {  // no window recorded: the spans' own extent
+        start = std::numeric_limits<TimeNs>::max(), end = 0;
+        for (const IndexEntry& e : trailer.index.entries)
+            start = std::min(start, e.first_start), end = std::max(end, e.last_end);
+    }
+    if (!(range.from_s >= 0) || !(range.to_s > range.from_s))
+        throw CaptureError(
+            fmt::format("the range {:g} s to {:g} s is empty or starts before 0", range.from_s, range.to_s));
+    if (end < start) start = end = 0;  // no window and no spans
+    // In doubles, bounded before converting: a hostile window or a huge TO must not overflow.
+    const auto at = [&](double seconds) {
+        return static_cast<TimeNs>(
+            std::min(static_cast<double>(start) + seconds * 1e9, static_cast<double>(end)));
+    };
+    if (static_cast<double>(start) + range.from_s * 1e9 > static_cast<double>(end))
+        throw CaptureError(fmt::format("the range starts at {:g} s, after the capture's end ({:.3f} s)",
+                                       range.from_s,
+                                       (static_cast<double>(end) - static_cast<double>(start)) / 1e9));
+    Selection selection;
+    selection.times = {at(range.from_s), at(range.to_s)};
+    uint64_t spans_in_file = 0;
+    for (const IndexEntry& e : trailer.index.entries) {
+        spans_in_file += e.spans;
+        if (e.last_end >= selection.times.start && e.first_start <= selection.times.end) {
+            selection.sections.insert(e.offset);
+            selection.spans += e.spans;
+        }
+    }
+    if (spans_in_file != trailer.meta.spans)
+        throw CaptureError(fmt::format("its index counts {} spans where its header says {}", spans_in_file,
+                                       trailer.meta.spans));
+    return selection;
+}
+
 // Reads every section in file order. Formats 1 and 2 start with META and put STRS before the spans;
 // format 3, written as the run goes, puts the spans first and META, the tables and INDX last. Either way
-// every id a span holds is checked against the tables once all are read.
-Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(double)>& progress) {
+// every id a span holds is checked against the tables once all are read. With `range`, SPAN sections the
+// index says lie outside it are passed over unread, and counter samples outside it are dropped.
+Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(double)>& progress,
+                     std::optional<CaptureRange> range = std::nullopt) {
     SectionReader sections(data, size);
     const uint32_t version = sections.version();
+    std::optional<Selection> selection;
+    if (range) {
+        if (version < 3)
+            throw CaptureError(fmt::format(
+                "a capture of format {} has no index: it opens whole, not a range of it", version));
+        selection = select_sections(read_trailer(sections, data, size), *range);
+        sections.seek(kFileHeaderBytes);
+    }
     Capture capture;
     capture.file_bytes = size;
     std::optional<Meta> meta;
@@ -606,7 +732,10 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
     SpanUse use;
     for (bool first = true;; first = false) {
         const size_t offset = sections.offset();
-        Section section = sections.next();
+        const bool skip = selection && size - offset >= 4 && get_le(data + offset, 4) == kSpans &&
+                          !selection->sections.contains(offset);
+        Section section = sections.next(!skip);
+        if (skip) continue;
         if (section.tag == kEnd) {
             index_offset = sections.end_value();
             break;
@@ -633,7 +762,8 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
                 if (meta && spans_read > meta->spans)
                     throw varint::FormatError(fmt::format("more spans than the header's {}", meta->spans));
             } else if (section.tag == kCounters) {
-                decode_counters(section.raw, capture.store, version >= 3, counters_seen, samples_read);
+                decode_counters(section.raw, capture.store, version >= 3, counters_seen, samples_read,
+                                selection ? &selection->times : nullptr);
             } else if (section.tag == kFlows && version >= 3) {
                 if (have_flows) throw varint::FormatError("a second flow table");
                 decode_flows(section.raw, capture.store, flows_read);
@@ -657,10 +787,11 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
             fmt::format("it lacks its {}", have_strings ? "index (INDX)" : "string table (STRS)"));
     if (version >= 3 && sections.end_value() != index_offset)
         throw CaptureError("its END section does not point at its index");
-    if (spans_read != meta->spans || samples_read != meta->counter_samples)
-        throw CaptureError(
-            fmt::format("it holds {} spans and {} counter samples where its header says {} and {}",
-                        spans_read, samples_read, meta->spans, meta->counter_samples));
+    const uint64_t spans_expected = selection ? selection->spans : meta->spans;
+    if (spans_read != spans_expected || samples_read != meta->counter_samples)
+        throw CaptureError(fmt::format("it holds {} spans and {} counter samples where its {} says {} and {}",
+                                       spans_read, samples_read, selection ? "index" : "header",
+                                       spans_expected, meta->counter_samples));
     if (lanes.size() > meta->lanes.size())
         throw CaptureError(
             fmt::format("it has spans for lane {}, which its header does not list", lanes.size() - 1));
@@ -679,6 +810,8 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
                         use.min_batch, use.max_batch, spans_read));
 
     capture.info = std::move(meta->info);
+    capture.info.spans_in_file = meta->spans;
+    if (selection) capture.info.loaded_range = selection->times;
     capture.store.set_lanes(meta->lanes);
     for (size_t id = 0; id < lanes.size(); ++id) {
         std::vector<Span>& spans = lanes[id];
@@ -706,7 +839,12 @@ double capture_slow_motion(const CaptureInfo& info) {
 }
 
 Metrics capture_metrics(const Capture& capture) {
-    return compute_metrics(capture.store, capture_batch_size(capture.info), capture.info.window,
+    MetricsWindow window = capture.info.window;
+    if (const auto& part = capture.info.loaded_range) {  // the part read, within the recorded window
+        if (window.end <= window.start) window = {part->start, part->end};
+        window = {std::max(window.start, part->start), std::min(window.end, part->end)};
+    }
+    return compute_metrics(capture.store, capture_batch_size(capture.info), window,
                            capture_slow_motion(capture.info));
 }
 
@@ -729,37 +867,33 @@ void save_capture(const std::filesystem::path& path, const TraceStore& store, co
     save_capture(file, store, info, progress);
 }
 
-Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name) {
+Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name,
+                           std::optional<CaptureRange> range) {
     try {
-        return read_capture(data, size, {});
+        return read_capture(data, size, {}, range);
     } catch (const CaptureError& e) {
         throw CaptureError(fmt::format("{}: {}", name, e.what()));
     }
 }
 
-Capture load_capture(const std::filesystem::path& path, const std::function<bool(double)>& progress) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw CaptureError(
-            file_problem(path, std::filesystem::exists(path) ? "cannot be read" : "no such file"));
+Capture load_capture(const std::filesystem::path& path, const std::function<bool(double)>& progress,
+                     std::optional<CaptureRange> range) {
     if (std::filesystem::is_directory(path))
         throw CaptureError(file_problem(path, "is a folder, not a capture"));
-    const std::streamoff size = in.tellg();
-    if (size <= 0) throw CaptureError(file_problem(path, "is empty"));
-    std::vector<uint8_t> bytes(static_cast<size_t>(size));
-    in.seekg(0);
-    // Read in pieces so that a big file shows progress while it comes off the disk.
-    constexpr size_t kPiece = 16 << 20;
-    for (size_t at = 0; at < bytes.size(); at += kPiece) {
-        const size_t n = std::min(kPiece, bytes.size() - at);
-        if (!in.read(reinterpret_cast<char*>(bytes.data() + at), static_cast<std::streamsize>(n)))
-            throw CaptureError(file_problem(path, "could not be read to its end"));
-        if (progress && !progress(0.1 * static_cast<double>(at + n) / static_cast<double>(bytes.size())))
-            throw CaptureError(file_problem(path, "opening was cancelled"));
-    }
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) throw CaptureError(file_problem(path, "no such file"));
+    if (std::filesystem::is_regular_file(path, error) && std::filesystem::file_size(path, error) == 0)
+        throw CaptureError(file_problem(path, "is empty"));
+    std::optional<MappedFile> file;
     try {
-        Capture capture = read_capture(bytes.data(), bytes.size(),
-                                       [&](double share) { return !progress || progress(0.1 + share); });
+        file.emplace(path);
+    } catch (const InputFileError& e) {
+        throw CaptureError(file_problem(path, e.what()));
+    }
+    if (progress && !progress(0.0)) throw CaptureError(file_problem(path, "opening was cancelled"));
+    try {
+        Capture capture = read_capture(
+            file->data(), file->size(), [&](double share) { return !progress || progress(share); }, range);
         capture.path = path;
         return capture;
     } catch (const CaptureError& e) {
@@ -767,6 +901,51 @@ Capture load_capture(const std::filesystem::path& path, const std::function<bool
     } catch (const std::bad_alloc&) {
         throw CaptureError(file_problem(path, "does not fit in memory"));
     }
+}
+
+CaptureSize capture_size(const std::filesystem::path& path) {
+    try {
+        MappedFile file(path);
+        SectionReader sections(file.data(), file.size());
+        // Formats 1 and 2: no index; their columns inflate about tenfold into 40-byte spans.
+        if (sections.version() < 3) return {0, static_cast<uint64_t>(file.size()) * 10, 0};
+        const Trailer trailer = read_trailer(sections, file.data(), file.size());
+        const MetricsWindow& w = trailer.meta.info.window;
+        // About 110 bytes a span once open (the 40-byte spans, their lanes' growth, the batch index, what
+        // metrics sort): a 118.8M-span capture took 12.7 GB to open and summarize.
+        return {trailer.meta.spans, trailer.meta.spans * 110, w.end - w.start};
+    } catch (const InputFileError& e) {
+        throw CaptureError(file_problem(path, e.what()));
+    } catch (const CaptureError& e) {
+        throw CaptureError(file_problem(path, e.what()));
+    }
+}
+
+std::optional<CaptureRange> range_that_fits(const CaptureSize& size, uint64_t budget_bytes) {
+    if (size.memory_bytes <= budget_bytes || size.spans == 0 || size.window <= 0) return std::nullopt;
+    const double share = static_cast<double>(budget_bytes) / static_cast<double>(size.memory_bytes);
+    return CaptureRange{0, std::max(1e-3, share * ns_to_s(size.window))};
+}
+
+CaptureRange parse_capture_range(const std::string& text) {
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos)
+        throw std::invalid_argument(fmt::format("\"{}\" is not FROM:TO (seconds, e.g. 120:150)", text));
+    CaptureRange range;
+    try {
+        size_t used = 0;
+        const std::string from = text.substr(0, colon), to = text.substr(colon + 1);
+        range.from_s = std::stod(from, &used);
+        if (used != from.size()) throw std::invalid_argument("");
+        range.to_s = std::stod(to, &used);
+        if (used != to.size()) throw std::invalid_argument("");
+    } catch (const std::exception&) {
+        throw std::invalid_argument(fmt::format("\"{}\" is not FROM:TO (seconds, e.g. 120:150)", text));
+    }
+    if (!(range.from_s >= 0) || !(range.to_s > range.from_s) || !std::isfinite(range.to_s))
+        throw std::invalid_argument(fmt::format(
+            "\"{}\": FROM must be 0 or more and TO after it (seconds from the capture's start)", text));
+    return range;
 }
 
 namespace capture_format {

@@ -76,6 +76,10 @@ struct CaptureInfo {
     uint64_t dropped_spans = 0;            // lost by full recorder rings
     uint64_t evicted_spans = 0;            // dropped by the live store's memory bound before saving
     std::optional<GpuTraceReport> gpu_trace;
+    // Set on reading when only part of a capture was read (load_capture's `range`): the times kept, and
+    // how many spans the whole file holds.
+    std::optional<Interval> loaded_range;
+    uint64_t spans_in_file = 0;
     // Set on reading when the file's config would not pass the command line's validator (validate.h):
     // its first problem, as describe() says it. Such a capture opens (its spans are sound) with a
     // warning; the app will not run its config live, and the advisor will not advise on it.
@@ -128,12 +132,36 @@ void save_capture(OutputFile& file, const TraceStore& store, const CaptureInfo& 
 void save_capture(const std::filesystem::path& path, const TraceStore& store, const CaptureInfo& info,
                   const std::function<void(double)>& progress = {});
 
-// Reads a capture whole. `progress` is told the share read so far and returns false to cancel (a
-// CaptureError then says so). Throws CaptureError naming the file and the problem.
-Capture load_capture(const std::filesystem::path& path, const std::function<bool(double)>& progress = {});
+// Part of a capture to read, in seconds from the start of its recorded window (CaptureInfo::window).
+struct CaptureRange {
+    double from_s = 0, to_s = 0;
+};
+
+// Reads a capture whole, or with `range` (format 3) only the SPAN sections whose spans reach into it (the
+// index says where they are and what they cover) and the counter samples inside it: the file is mapped,
+// not read, so what is skipped is never touched and a capture bigger than memory opens a part at a time.
+// `progress` is told the share read so far and returns false to cancel (a CaptureError then says so).
+// Throws CaptureError naming the file and the problem (a range of a format 1 or 2 file included).
+Capture load_capture(const std::filesystem::path& path, const std::function<bool(double)>& progress = {},
+                     std::optional<CaptureRange> range = std::nullopt);
+// What reading `path` whole would hold in memory, in bytes, from its index (without reading its spans),
+// and its recorded window's length: for a viewer to decide whether to read a range instead. Format 1 and
+// 2 files, which have no index, answer from their size.
+struct CaptureSize {
+    uint64_t spans = 0;
+    uint64_t memory_bytes = 0;
+    TimeNs window = 0;
+};
+CaptureSize capture_size(const std::filesystem::path& path);
+// The range to read of a capture of `size` so that it fits in `budget_bytes`: its first part, as long as
+// fits; none when all of it fits (or a format 1 or 2 file, which has no index to read a range by).
+std::optional<CaptureRange> range_that_fits(const CaptureSize& size, uint64_t budget_bytes);
+// Parses "FROM:TO" (seconds, e.g. "120:150"); throws std::invalid_argument saying what is wrong.
+CaptureRange parse_capture_range(const std::string& text);
 
 // The same from memory (the fuzzer's entry point); `name` stands for the file in messages.
-Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name);
+Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& name,
+                           std::optional<CaptureRange> range = std::nullopt);
 
 // The container's pieces, for tests and tools that make capture files by hand (damaged ones included):
 // the file header with a format version, one section (`tag` is four characters, `raw` its contents

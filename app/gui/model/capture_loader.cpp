@@ -1,16 +1,33 @@
 #include "app/gui/model/capture_loader.h"
 
+#include <unistd.h>
+
 #include <chrono>
 
 namespace pinscope::gui {
 
-CaptureLoader::CaptureLoader(std::filesystem::path path, Purpose purpose)
+uint64_t quarter_of_the_memory() {
+    return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) /
+           4;
+}
+
+CaptureLoader::CaptureLoader(std::filesystem::path path, Purpose purpose, std::optional<CaptureRange> range,
+                             uint64_t budget_bytes)
     : path_(std::move(path)), purpose_(purpose) {
-    work_ = std::async(std::launch::async, [this] {
-        Capture capture = load_capture(path_, [this](double share) {
-            progress_ = share;
-            return !cancelled_.load();
-        });
+    work_ = std::async(std::launch::async, [this, range, budget_bytes] {
+        std::optional<CaptureRange> part = range;
+        if (!part) try {
+                part = range_that_fits(capture_size(path_), budget_bytes);
+            } catch (const CaptureError&) {
+                // load_capture says what is wrong with the file.
+            }
+        Capture capture = load_capture(
+            path_,
+            [this](double share) {
+                progress_ = share;
+                return !cancelled_.load();
+            },
+            part);
         progress_ = 1.0;
         if (purpose_ == Purpose::view)
             view_ = std::make_unique<AppState>(std::move(capture));

@@ -15,6 +15,10 @@
 
 namespace pinscope::gui {
 
+// A quarter of this machine's memory: what a capture may take in the app (which also keeps plots of it
+// and, drawn on the GPU, a copy of its spans there) before it opens a part of it instead.
+uint64_t quarter_of_the_memory();
+
 class CaptureLoader {
   public:
     enum class Purpose {
@@ -22,7 +26,11 @@ class CaptureLoader {
         compare,  // goes beside the capture the app shows
     };
 
-    CaptureLoader(std::filesystem::path path, Purpose purpose);
+    // Without `range`, a capture too big to open whole in `budget_bytes` opens its first part that fits
+    // (CaptureInfo::loaded_range then says which).
+    CaptureLoader(std::filesystem::path path, Purpose purpose,
+                  std::optional<CaptureRange> range = std::nullopt,
+                  uint64_t budget_bytes = quarter_of_the_memory());
     ~CaptureLoader();  // cancels and waits
     CaptureLoader(const CaptureLoader&) = delete;
     CaptureLoader& operator=(const CaptureLoader&) = delete;
