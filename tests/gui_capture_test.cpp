@@ -129,6 +129,22 @@ TEST_CASE("a capture loads in the background to a view, or to an error naming th
     REQUIRE(other.has_value());
     CHECK(other->path == good);
 
+    // Too big for the memory it may take: the first part that fits opens, and says it is a part.
+    const CaptureSize size = capture_size(good);
+    CaptureLoader part(good, CaptureLoader::Purpose::view, std::nullopt, size.memory_bytes / 4);
+    wait_until_ready(part);
+    std::unique_ptr<AppState> part_view = part.take_view();
+    REQUIRE(part_view != nullptr);
+    REQUIRE(part_view->capture());
+    REQUIRE(part_view->capture()->info.loaded_range);
+    const MetricsWindow window = part_view->capture()->info.window;
+    CHECK(part_view->capture()->info.loaded_range->end - part_view->capture()->info.loaded_range->start ==
+          doctest::Approx(static_cast<double>(window.end - window.start) / 4).epsilon(0.01));
+    CHECK(part_view->time_origin() == window.start);  // the whole capture's clock
+    CaptureLoader whole(good, CaptureLoader::Purpose::view, std::nullopt, size.memory_bytes);
+    wait_until_ready(whole);
+    CHECK(!whole.take_view()->capture()->info.loaded_range);
+
     std::ofstream(folder / "bad.pinscope") << "PINSCOPE and then nothing useful";
     CaptureLoader bad(folder / "bad.pinscope", CaptureLoader::Purpose::view);
     wait_until_ready(bad);
