@@ -274,3 +274,19 @@ TEST_CASE("an open trace's nested spans stack by depth: steps over operators ove
     CHECK(levels[0].back() < levels[1].front());
     CHECK(levels[1].back() < levels[2].front());
 }
+
+TEST_CASE("a click on a device's header folds its lanes away: the open trace's kernels show on GPU 0 alone") {
+    const char* path = std::getenv("PINSCOPE_SCREENSHOT");
+    REQUIRE(path);
+    const Png png = load(path);
+    REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
+    // Bands of pixel rows holding the kernel colour: the legend's swatch, then one per kernel lane in view.
+    // Unfolded, the six steps put kernels on three streams of each GPU (7 bands); GPU 1 folded leaves 4.
+    int bands = 0, previous = -2;
+    for (int y : rows_with_runs(png, kind_colour(Theme::dark, SpanKind::kernel), 1)) {
+        if (y != previous + 1) ++bands;
+        previous = y;
+    }
+    MESSAGE(bands << " bands of rows with kernels (the legend's swatch among them)");
+    CHECK(bands == 4);
+}

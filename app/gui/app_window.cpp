@@ -141,10 +141,11 @@ std::vector<std::string> AppWindow::take_dropped_files() {
     return std::exchange(g_dropped, {});
 }
 
-void AppWindow::new_frame(std::optional<ImVec2> mouse) {
+void AppWindow::new_frame(std::optional<ImVec2> mouse, bool press) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     if (mouse) ImGui::GetIO().MousePos = *mouse;
+    if (press) ImGui::GetIO().MouseDown[ImGuiMouseButton_Left] = true;  // released by the next frame
     ImGui::NewFrame();
 }
 

@@ -49,7 +49,9 @@ class AppWindow {
     std::vector<std::string> take_dropped_files();
     // Starts an ImGui frame (both backends, then ImGui::NewFrame). `mouse`, when given, replaces the
     // pointer's position: screenshots of hovers and tests without a pointer device.
-    void new_frame(std::optional<ImVec2> mouse = std::nullopt);
+    // `mouse`: the pointer, fixed there; `press`: the left button held down this frame (screenshots of a
+    // click).
+    void new_frame(std::optional<ImVec2> mouse = std::nullopt, bool press = false);
     // Draws the frame ImGui::Render() produced into the back buffer, over `clear`.
     void draw(Rgb clear);
     void present();

@@ -209,6 +209,7 @@ int DesktopApp::run() {
             fmt::print(stderr, "pinscope: font: {}\n", style_.font_note());
 
         const TimeNs wall_start = now_ns(), cpu_start = thread_cpu_ns();
+        counted_frame_ = counts ? frame : 0;
         build_frame();  // ends with ImGui::Render()
         if (counts && frame > kWarmUpFrames) {
             cpu_stats_.add(thread_cpu_ns() - cpu_start);
@@ -346,7 +347,7 @@ std::optional<ImVec2> DesktopApp::pointer() const {
 }
 
 void DesktopApp::build_frame() {
-    window_.new_frame(pointer());
+    window_.new_frame(pointer(), options_.click_frame > 0 && counted_frame_ == options_.click_frame);
     if (span_renderer_) span_renderer_->begin_frame();
     state_->tick(now_ns(), timeline_.viewport().range().start);
     settle_zoom();

@@ -67,6 +67,7 @@ class DesktopApp {
     FrameStats cpu_stats_;            // the GUI thread's CPU time per frame build
     FrameStats wall_stats_;           // wall time, which other threads and processes inflate
     size_t spans_in_last_frame_ = 0;  // for the report after the last frame
+    int counted_frame_ = 0;           // of --frames, the one being built (0 while it does not count)
     bool controls_collapsed_ = false;
     bool zoom_settled_ = false;  // a zoom was chosen (by the user, a preset, a flag) or suggested once
     bool show_help_ = false;

@@ -198,6 +198,11 @@ void add_screenshot_options(CLI::App& cmd, GuiOptions& options, std::string& mou
         ->group("");
     cmd.add_option("--select-last", options.select_last, "Select the last SECONDS of the view (screenshots)")
         ->group("");
+    cmd.add_option("--click-at-frame", options.click_frame,
+                   "Press the left button at --mouse on this frame of --frames (screenshots of a click)")
+        ->check(CLI::Range(1, 1'000'000))
+        ->needs("--mouse")
+        ->group("");
     cmd.add_option("--preview-edit", options.preview_edits,
                    "Turn the Controls' preview on with this edit held in it, KNOB=VALUE (screenshots)")
         ->check([](const std::string& edit) -> std::string {

@@ -38,6 +38,7 @@ struct GuiOptions {
     };
     std::optional<Point> mouse;  // the pointer, fixed at this position
     double select_last = 0;      // select the last this many seconds of the view
+    int click_frame = 0;         // press the left button at --mouse on this counted frame (0: never)
     std::string open_window;     // "record", "save" (the file dialog), "export", "shortcuts", "sweep" or
                                  // "advisor", open from the start (--show-window)
     std::string lesson;          // --lesson: open the Lessons panel on this lesson (its first run live)

@@ -108,6 +108,21 @@ set_tests_properties(gui_open_trace_stacks_nested_spans_by_depth PROPERTIES LABE
                      FIXTURES_REQUIRED gui_open_trace ENVIRONMENT "PINSCOPE_SCREENSHOT=${OPEN_TRACE_SHOT}"
                      FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
 
+# The same trace with a click on GPU 1's header (at 500,498 in this layout) on frame 10 of 20: its lanes
+# fold away under the header.
+set(OPEN_TRACE_FOLD_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_open_trace_fold.png)
+add_test(NAME gui_open_trace_fold_screenshot
+         COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --open ${OPEN_TRACE} --renderer drawlist --frames 20
+                 --size 1600x900 --mouse 500,498 --click-at-frame 10 --screenshot ${OPEN_TRACE_FOLD_SHOT})
+set_tests_properties(gui_open_trace_fold_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
+                     FIXTURES_REQUIRED gui_open_trace FIXTURES_SETUP gui_open_trace_fold
+                     PASS_REGULAR_EXPRESSION "screenshot: "
+                     ENVIRONMENT "XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg-config")
+add_test(NAME gui_open_trace_click_folds_a_device COMMAND test_gui_screenshot "--test-case=a click on a device*")
+set_tests_properties(gui_open_trace_click_folds_a_device PROPERTIES LABELS "gui-render"
+                     FIXTURES_REQUIRED gui_open_trace_fold ENVIRONMENT "PINSCOPE_SCREENSHOT=${OPEN_TRACE_FOLD_SHOT}"
+                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+
 # A sweep of 4 x 4 x 2 configs (num_workers 0..3 x prefetch_factor 1..4 x pin_memory both, 0.3 s each) runs
 # to its end in the Sweep window (frames wait for it), and its two heatmaps render.
 set(SWEEP_SHOT ${CMAKE_CURRENT_BINARY_DIR}/gui_sweep.png)
