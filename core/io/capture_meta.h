@@ -1,6 +1,7 @@
 #pragma once
 // META, a capture's first section: what the run was (config, device, metrics window, lanes) as JSON, and
-// the counts the other sections are checked against. Only capture.cpp and capture_columns.cpp use this header.
+// the counts the other sections are checked against. Only capture.cpp and capture_columns.cpp use this
+// header.
 #include <cstdint>
 #include <vector>
 
