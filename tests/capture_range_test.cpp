@@ -18,7 +18,7 @@ constexpr size_t kPerSection = 500;
 
 // Two lanes of 10 s, written as a streamed capture writes them: a SPAN section every 500 spans, and a
 // counter sample per batch.
-std::filesystem::path write_ten_seconds(const std::string& name) {
+std::filesystem::path write_ten_seconds(const std::string& name, bool with_window = true) {
     TraceStore tables(TraceLimits{SIZE_MAX, SIZE_MAX});
     LaneRegistry registry;
     const LaneId loop = registry.lane(LaneRole::main), kernel = registry.lane(LaneRole::kernel, 0);
@@ -41,7 +41,7 @@ std::filesystem::path write_ten_seconds(const std::string& name) {
         }
     }
     CaptureInfo info;  // no config
-    info.window = {kStart, kStart + kBatches * kNsPerMs};
+    if (with_window) info.window = {kStart, kStart + kBatches * kNsPerMs};
     writer.finish(tables, info);
     return path;
 }
@@ -90,6 +90,17 @@ TEST_CASE("a range of a capture reads the sections that reach into it, and its m
     REQUIRE(fits);
     CHECK(fits->from_s == 0);
     CHECK(fits->to_s == doctest::Approx(2.5));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a capture that recorded no window counts a range from its first span, and says so in its window") {
+    const std::filesystem::path path = write_ten_seconds("range-no-window.pinscope", false);
+    const Capture part = load_capture(path, {}, CaptureRange{1, 2});
+    REQUIRE(part.info.loaded_range);
+    CHECK(part.info.window.start == kStart);  // the first span, from the index
+    CHECK(part.info.window.end == kStart + (kBatches - 1) * kNsPerMs + 900'000);  // the last span's end
+    CHECK(part.info.loaded_range->start == kStart + 1'000 * kNsPerMs);
+    CHECK(part.info.loaded_range->end == kStart + 2'000 * kNsPerMs);
     std::filesystem::remove(path);
 }
 

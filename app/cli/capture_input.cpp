@@ -11,9 +11,10 @@ namespace pinscope {
 
 namespace {
 
+// Unknown memory sets no bound.
 uint64_t half_the_memory() {
-    return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) /
-           2;
+    const int64_t memory = physical_memory_bytes();
+    return memory > 0 ? static_cast<uint64_t>(memory) / 2 : UINT64_MAX;
 }
 
 }  // namespace
@@ -81,9 +82,7 @@ RunReport capture_report(const Capture& capture) {
         CaptureSource{capture.path.string(),      capture.info.created, capture.info.writer_version,
                       capture.store.span_count(), capture.file_bytes,   capture.info.config.has_value()};
     if (const auto& part = capture.info.loaded_range) {
-        const TimeNs origin = capture.info.window.end > capture.info.window.start
-                                  ? capture.info.window.start
-                                  : capture.store.first_time();
+        const TimeNs origin = capture.info.window.start;  // a part's times count from it
         report.capture->range_s = {ns_to_s(part->start - origin), ns_to_s(part->end - origin)};
         report.capture->spans_in_file = capture.info.spans_in_file;
     }

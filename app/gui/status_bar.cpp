@@ -72,12 +72,11 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
                               capture->info.device.name.c_str(), capture->info.writer_version.c_str());
         if (const auto& part = capture->info.loaded_range) {
             // Too big to open whole (or asked for with --range): say which part the timeline holds.
-            const MetricsWindow& w = capture->info.window;
-            const TimeNs origin = w.end > w.start ? w.start : part->start;
+            const MetricsWindow& w = capture->info.window;  // a part's times count from its start
             ImGui::SameLine();
             ImGui::TextColored(warning_colour(theme),
                                "|  part %.3f-%.3f s of %.1f s, %s of %s spans (--range picks another)",
-                               ns_to_s(part->start - origin), ns_to_s(part->end - origin),
+                               ns_to_s(part->start - w.start), ns_to_s(part->end - w.start),
                                ns_to_s(std::max<TimeNs>(0, w.end - w.start)),
                                format_count(double(store.span_count())).c_str(),
                                format_count(double(capture->info.spans_in_file)).c_str());

@@ -15,9 +15,14 @@ Device::~Device() {
     assert(host_buffers_ == 0 && device_buffers_ == 0 && streams_ == 0 && events_ == 0);
 }
 
-int64_t Device::default_pinned_budget() {
+int64_t physical_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page / 2 : (8LL << 30);
+    return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
+}
+
+int64_t Device::default_pinned_budget() {
+    const int64_t memory = physical_memory_bytes();
+    return memory > 0 ? memory / 2 : (8LL << 30);
 }
 
 void Device::set_pinned_budget(int64_t bytes) {

@@ -23,6 +23,10 @@ namespace pinscope {
 
 class Device;
 
+// The host's physical memory in bytes; 0 where the system does not say. What budgets of memory (pinned
+// buffers, a capture opened whole) are shares of.
+int64_t physical_memory_bytes();
+
 // A failure a user can act on: out of (pinned) memory, no GPU, a driver error. Bugs are assertions.
 class DeviceError : public std::runtime_error {
   public:

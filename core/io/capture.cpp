@@ -153,6 +153,7 @@ Trailer read_trailer(SectionReader& sections, const uint8_t* data, size_t size) 
 
 // A range read's choice: the times kept, and the SPAN sections (by offset) whose spans reach into them.
 struct Selection {
+    MetricsWindow whole;  // what the range counts from: the recorded window, or the spans' extent
     Interval times;
     std::unordered_set<uint64_t> sections;
     uint64_t spans = 0;  // in those sections
@@ -180,6 +181,7 @@ Selection select_sections(const Trailer& trailer, CaptureRange range) {
                                        range.from_s,
                                        (static_cast<double>(end) - static_cast<double>(start)) / 1e9));
     Selection selection;
+    selection.whole = {start, end};
     selection.times = {at(range.from_s), at(range.to_s)};
     uint64_t spans_in_file = 0;
     for (const IndexEntry& e : trailer.index.entries) {
@@ -302,7 +304,10 @@ Capture read_capture(const uint8_t* data, size_t size, const std::function<bool(
 
     capture.info = std::move(meta->info);
     capture.info.spans_in_file = meta->spans;
-    if (selection) capture.info.loaded_range = selection->times;
+    if (selection) {
+        capture.info.loaded_range = selection->times;
+        capture.info.window = selection->whole;  // set even where the file recorded none
+    }
     capture.store.set_lanes(meta->lanes);
     for (size_t id = 0; id < lanes.size(); ++id) {
         std::vector<Span>& spans = lanes[id];
@@ -331,10 +336,8 @@ double capture_slow_motion(const CaptureInfo& info) {
 
 Metrics capture_metrics(const Capture& capture) {
     MetricsWindow window = capture.info.window;
-    if (const auto& part = capture.info.loaded_range) {  // the part read, within the recorded window
-        if (window.end <= window.start) window = {part->start, part->end};
+    if (const auto& part = capture.info.loaded_range)  // the part read, within the recorded window
         window = {std::max(window.start, part->start), std::min(window.end, part->end)};
-    }
     return compute_metrics(capture.store, capture_batch_size(capture.info), window,
                            capture_slow_motion(capture.info));
 }

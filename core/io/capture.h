@@ -77,7 +77,8 @@ struct CaptureInfo {
     uint64_t evicted_spans = 0;            // dropped by the live store's memory bound before saving
     std::optional<GpuTraceReport> gpu_trace;
     // Set on reading when only part of a capture was read (load_capture's `range`): the times kept, and
-    // how many spans the whole file holds.
+    // how many spans the whole file holds. `window` is then always set (from the index where the file
+    // recorded none): a part's times count from window.start.
     std::optional<Interval> loaded_range;
     uint64_t spans_in_file = 0;
     // Set on reading when the file's config would not pass the command line's validator (validate.h):

@@ -123,8 +123,7 @@ bool AppState::align_comparison(int64_t batch) {
 TimeNs AppState::time_origin() const {
     if (live_ && live_->status().started) return live_->status().started;
     // A part of a big capture keeps the whole capture's clock: 300 s in reads 300 s.
-    if (capture_ && capture_->info.loaded_range && capture_->info.window.end > capture_->info.window.start)
-        return capture_->info.window.start;
+    if (capture_ && capture_->info.loaded_range) return capture_->info.window.start;
     return store().first_time();
 }
 

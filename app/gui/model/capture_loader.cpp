@@ -1,14 +1,12 @@
 #include "app/gui/model/capture_loader.h"
 
-#include <unistd.h>
-
 #include <chrono>
 
 namespace pinscope::gui {
 
 uint64_t quarter_of_the_memory() {
-    return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) /
-           4;
+    const int64_t memory = physical_memory_bytes();
+    return memory > 0 ? static_cast<uint64_t>(memory) / 4 : UINT64_MAX;  // unknown memory sets no bound
 }
 
 CaptureLoader::CaptureLoader(std::filesystem::path path, Purpose purpose, std::optional<CaptureRange> range,
