@@ -30,6 +30,14 @@ add_test(NAME gui_renders_a_screenshot
 set_tests_properties(gui_renders_a_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 FIXTURES_SETUP gui_screenshot
                      RUN_SERIAL TRUE)
 
+# A check of a screenshot: test_gui_screenshot's test case `test_case` on the PNG `shot` that the tests of
+# fixture `fixture` saved; it fails when the pattern names no test case.
+function(screenshot_check name test_case fixture shot)
+    add_test(NAME ${name} COMMAND test_gui_screenshot "--test-case=${test_case}")
+    set_tests_properties(${name} PROPERTIES LABELS "gui-render" FIXTURES_REQUIRED ${fixture}
+                         ENVIRONMENT "PINSCOPE_SCREENSHOT=${shot}" FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+endfunction()
+
 add_executable(test_gui_screenshot gui_screenshot_test.cpp)
 target_link_libraries(test_gui_screenshot PRIVATE pinscope_test_main pinscope_gui_model PkgConfig::STB)
 add_test(NAME gui_screenshot_shows_h2d_kernel_and_d2h_lanes COMMAND test_gui_screenshot "--test-case=the app's screenshot*")
@@ -49,11 +57,7 @@ foreach(view preset folded)
                      --size 1600x900 --screenshot ${shot})
     set_tests_properties(gui_preset09_${view}_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
                          FIXTURES_SETUP gui_preset09_${view} RUN_SERIAL TRUE)
-    add_test(NAME gui_preset09_${view}_lanes_are_not_solid
-             COMMAND test_gui_screenshot "--test-case=preset 09*")
-    set_tests_properties(gui_preset09_${view}_lanes_are_not_solid PROPERTIES LABELS "gui-render"
-                         FIXTURES_REQUIRED gui_preset09_${view} ENVIRONMENT "PINSCOPE_SCREENSHOT=${shot}"
-                         FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+    screenshot_check(gui_preset09_${view}_lanes_are_not_solid "preset 09*" gui_preset09_${view} ${shot})
 endforeach()
 
 add_test(NAME gui_missing_font_falls_back
@@ -85,10 +89,7 @@ foreach(renderer gpu drawlist)
     set_tests_properties(gui_compare_${renderer}_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
                          FIXTURES_SETUP gui_compare_${renderer} PASS_REGULAR_EXPRESSION "${says}"
                          ENVIRONMENT "XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg-config")
-    add_test(NAME gui_compare_${renderer}_stacks_a_over_b COMMAND test_gui_screenshot "--test-case=the compare view*")
-    set_tests_properties(gui_compare_${renderer}_stacks_a_over_b PROPERTIES LABELS "gui-render"
-                         FIXTURES_REQUIRED gui_compare_${renderer} ENVIRONMENT "PINSCOPE_SCREENSHOT=${shot}"
-                         FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+    screenshot_check(gui_compare_${renderer}_stacks_a_over_b "the compare view*" gui_compare_${renderer} ${shot})
 endforeach()
 
 # A trace pinscope did not record (tests/three_process_trace.h): three processes and two devices, each a
@@ -103,10 +104,7 @@ add_test(NAME gui_open_trace_screenshot
 set_tests_properties(gui_open_trace_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
                      FIXTURES_SETUP gui_open_trace PASS_REGULAR_EXPRESSION "screenshot: "
                      ENVIRONMENT "XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg-config")
-add_test(NAME gui_open_trace_stacks_nested_spans_by_depth COMMAND test_gui_screenshot "--test-case=an open trace*")
-set_tests_properties(gui_open_trace_stacks_nested_spans_by_depth PROPERTIES LABELS "gui-render"
-                     FIXTURES_REQUIRED gui_open_trace ENVIRONMENT "PINSCOPE_SCREENSHOT=${OPEN_TRACE_SHOT}"
-                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+screenshot_check(gui_open_trace_stacks_nested_spans_by_depth "an open trace*" gui_open_trace ${OPEN_TRACE_SHOT})
 
 # The same trace with a click on GPU 1's header (at 500,498 in this layout) on frame 10 of 20: its lanes
 # fold away under the header.
@@ -118,10 +116,7 @@ set_tests_properties(gui_open_trace_fold_screenshot PROPERTIES LABELS "gui-rende
                      FIXTURES_REQUIRED gui_open_trace FIXTURES_SETUP gui_open_trace_fold
                      PASS_REGULAR_EXPRESSION "screenshot: "
                      ENVIRONMENT "XDG_CONFIG_HOME=${CMAKE_CURRENT_BINARY_DIR}/xdg-config")
-add_test(NAME gui_open_trace_click_folds_a_device COMMAND test_gui_screenshot "--test-case=a click on a device*")
-set_tests_properties(gui_open_trace_click_folds_a_device PROPERTIES LABELS "gui-render"
-                     FIXTURES_REQUIRED gui_open_trace_fold ENVIRONMENT "PINSCOPE_SCREENSHOT=${OPEN_TRACE_FOLD_SHOT}"
-                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+screenshot_check(gui_open_trace_click_folds_a_device "a click on a device*" gui_open_trace_fold ${OPEN_TRACE_FOLD_SHOT})
 
 # A sweep of 4 x 4 x 2 configs (num_workers 0..3 x prefetch_factor 1..4 x pin_memory both, 0.3 s each) runs
 # to its end in the Sweep window (frames wait for it), and its two heatmaps render.
@@ -131,10 +126,7 @@ add_test(NAME gui_sweep_screenshot
                  --screenshot ${SWEEP_SHOT})
 set_tests_properties(gui_sweep_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 FIXTURES_SETUP gui_sweep
                      RUN_SERIAL TRUE PASS_REGULAR_EXPRESSION "sweep: 32 configs[^\n]*26 distinct ran")
-add_test(NAME gui_sweep_heatmaps_show_cells_of_many_colours COMMAND test_gui_screenshot "--test-case=the sweep*")
-set_tests_properties(gui_sweep_heatmaps_show_cells_of_many_colours PROPERTIES LABELS "gui-render"
-                     FIXTURES_REQUIRED gui_sweep ENVIRONMENT "PINSCOPE_SCREENSHOT=${SWEEP_SHOT}"
-                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+screenshot_check(gui_sweep_heatmaps_show_cells_of_many_colours "the sweep*" gui_sweep ${SWEEP_SHOT})
 
 # Presentation mode on a lesson's question: the Lessons panel beside the live timeline, the question in
 # large type.
@@ -144,11 +136,7 @@ add_test(NAME gui_presentation_screenshot
                  --lesson-page 4 --frames 60 --size 1600x900 --screenshot ${PRESENTATION_SHOT})
 set_tests_properties(gui_presentation_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300
                      FIXTURES_SETUP gui_presentation RUN_SERIAL TRUE PASS_REGULAR_EXPRESSION "screenshot: ")
-add_test(NAME gui_presentation_shows_the_question_in_large_type
-         COMMAND test_gui_screenshot "--test-case=presentation mode*")
-set_tests_properties(gui_presentation_shows_the_question_in_large_type PROPERTIES LABELS "gui-render"
-                     FIXTURES_REQUIRED gui_presentation ENVIRONMENT "PINSCOPE_SCREENSHOT=${PRESENTATION_SHOT}"
-                     FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")
+screenshot_check(gui_presentation_shows_the_question_in_large_type "presentation mode*" gui_presentation ${PRESENTATION_SHOT})
 
 # The Controls' preview holding an edit: the predictor says what it changes before it is applied, and the
 # pointer over the num_workers slider shows the predicted curve across its range.
