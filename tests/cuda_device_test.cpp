@@ -1,10 +1,12 @@
 // The CUDA device on a real GPU: stream order, pinned and pageable copies as CUPTI sees them, batch ids
-// on every GPU span, the kernel's calibrated duration, the CUDA-event fallback, and resources that all
-// come back. Without a GPU (CI) each test says "skipped: no CUDA device" and passes.
+// on every GPU span, the kernel's calibrated duration, the CUDA-event fallback, two GPUs sharing CUPTI,
+// and resources that all come back. Without a GPU (CI) each test says "skipped: no CUDA device" and
+// passes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/device_factory.h"
@@ -191,13 +193,73 @@ TEST_CASE("without CUPTI, CUDA events time the GPU spans and they keep their bat
     }
 }
 
-TEST_CASE("CUPTI records one device at a time - a second one says why it uses CUDA events") {
+TEST_CASE("CUPTI records a GPU once - a second device on the same GPU says why it uses CUDA events") {
     SKIP_WITHOUT_GPU();
     GpuBench first;
     if (!cuda_trace_report(*first.device)->cupti) return;
     GpuBench second;
     CHECK(!cuda_trace_report(*second.device)->cupti);
-    CHECK(second.tracing.find("already recording") != std::string::npos);
+    CHECK(second.tracing.find("already recording GPU 0") != std::string::npos);
+}
+
+TEST_CASE(
+    "two GPUs in one process share CUPTI: each device's spans land on its own lanes with their batches") {
+    SKIP_WITHOUT_GPU();
+    if (cuda_device_count() < 2) {
+        MESSAGE("skipped: one CUDA device");
+        return;
+    }
+    Trace trace;
+    std::unique_ptr<Device> devices[2];
+    for (int gpu = 0; gpu < 2; ++gpu) {
+        std::string tracing;
+        devices[gpu] = make_cuda_device(trace, CudaDeviceOptions{gpu, true}, &tracing);
+        CAPTURE(tracing);
+        REQUIRE(cuda_trace_report(*devices[gpu])->cupti);
+    }
+    // Both at once, each from a thread of its own; batch b of GPU g is numbered g * 1000 + b.
+    constexpr int kBatches = 40;
+    auto run = [](Device& d, int gpu, int first, int count) {
+        Stream streams[2] = {d.create_stream(0), d.create_stream(1)};
+        HostBuffer host = d.allocate_host(MiB, HostMemory::pinned),
+                   result = d.allocate_host(4096, HostMemory::pinned);
+        DeviceBuffer input = d.allocate_device(MiB), output = d.allocate_device(4096);
+        for (int b = first; b < first + count; ++b) {
+            const int64_t batch = gpu * 1000 + b;
+            Stream& stream = streams[b % 2];
+            d.copy_to_device(input, 0, host, 0, MiB, stream, true, batch);
+            d.launch_kernel(kernel_work(input, output, 20, batch), stream);
+            d.copy_to_host(result, 0, output, 0, 4096, stream, true, batch);
+        }
+        d.synchronize();
+    };
+    std::thread second([&] { run(*devices[1], 1, 0, kBatches); });
+    run(*devices[0], 0, 0, kBatches);
+    second.join();
+    // GPU 1 stops recording first; GPU 0 goes on recording on the shared subscription.
+    devices[1].reset();
+    run(*devices[0], 0, kBatches, 10);
+
+    TraceStore store;
+    trace.collect(store);
+    std::map<int64_t, int> spans_of_gpu;
+    for (const LaneInfo& lane : store.lanes()) {
+        if (lane.group != LaneGroup::device) continue;
+        CHECK(lane.group_name == device_group_name(lane.origin.process));
+        for (const Span& s : store.spans(lane.id)) {
+            CAPTURE(s.batch);
+            REQUIRE(s.batch >= 0);
+            CHECK(s.batch / 1000 == lane.origin.process);  // on the lanes of the GPU that ran it
+            CHECK(lane.index == (s.batch % 1000) % 2);     // and of the stream it was issued on
+            ++spans_of_gpu[lane.origin.process];
+        }
+    }
+    CHECK(spans_of_gpu[0] == 3 * (kBatches + 10));
+    CHECK(spans_of_gpu[1] == 3 * kBatches);
+    const auto report = cuda_trace_report(*devices[0]);
+    CHECK(report->dropped == 0);
+    CHECK(report->untimed == 0);
+    CHECK(report->uncorrelated == 0);
 }
 
 TEST_CASE("a pipeline on the GPU gives back every buffer, stream and event") {
@@ -229,4 +291,30 @@ TEST_CASE("a pipeline on the GPU gives back every buffer, stream and event") {
         for (const Span& s : bench.gpu_spans()) kernels += s.kind == SpanKind::kernel;
         CHECK(kernels == 80);
     }
+}
+
+TEST_CASE("gpu=N picks the GPU the session runs on, and a number the machine lacks is refused") {
+    SKIP_WITHOUT_GPU();
+    PipelineConfig config;
+    config.device = DeviceChoice::cuda;
+    config.gpu = cuda_device_count();  // one past the last
+    Trace trace;
+    CHECK_THROWS_WITH_AS(make_device(config, trace), doctest::Contains("gpu="), DeviceError);
+    config.gpu = cuda_device_count() - 1;
+    const DeviceSelection selection = make_device(config, trace);
+    Stream stream = selection.device->create_stream(0);
+    DeviceBuffer input = selection.device->allocate_device(MiB),
+                 output = selection.device->allocate_device(4096);
+    selection.device->launch_kernel(kernel_work(input, output, 10, 7), stream);
+    selection.device->synchronize();
+    TraceStore store;
+    trace.collect(store);
+    int kernels = 0;
+    for (const LaneInfo& lane : store.lanes())
+        for (const Span& s : store.spans(lane.id))
+            if (s.kind == SpanKind::kernel) {
+                ++kernels;
+                CHECK(lane.origin.process == config.gpu);
+            }
+    CHECK(kernels == 1);
 }

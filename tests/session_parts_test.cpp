@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "core/pipeline/session.h"
@@ -120,4 +121,29 @@ TEST_CASE("a session built from parts runs its pipeline on the dataset, device a
     for (const LaneInfo& lane : store.lanes())
         for (const Span& s : store.spans(lane.id)) fetch_spans += s.kind == SpanKind::fetch;
     CHECK(fetch_spans >= 12);  // the workers recorded into the trace the test handed in
+}
+
+TEST_CASE("two sessions on simulated GPUs 0 and 1 share one trace: each GPU's work on its own lanes") {
+    SessionParts parts = session_parts();  // make_device reads the gpu knob
+    PipelineConfig first = tiny_run(10), second = tiny_run(14);
+    second.gpu = 1;
+    {
+        Session on_gpu0(first, parts), on_gpu1(second, parts);
+        on_gpu0.start();
+        on_gpu1.start();
+        REQUIRE(on_gpu0.wait(30 * kNsPerS));
+        REQUIRE(on_gpu1.wait(30 * kNsPerS));
+    }
+    TraceStore store;
+    parts.trace->collect(store);
+    std::map<int64_t, int> kernels_of_gpu;
+    for (const LaneInfo& lane : store.lanes()) {
+        if (lane.group != LaneGroup::device) continue;
+        CHECK(lane.group_name == device_group_name(lane.origin.process));
+        for (const Span& s : store.spans(lane.id))
+            kernels_of_gpu[lane.origin.process] += s.kind == SpanKind::kernel;
+    }
+    CHECK(kernels_of_gpu.size() == 2);
+    CHECK(kernels_of_gpu[0] == 10);
+    CHECK(kernels_of_gpu[1] == 14);
 }

@@ -60,6 +60,7 @@ struct PipelineConfig {
     int chunks = 1;
     IssueOrder issue_order = IssueOrder::per_chunk;
     DeviceChoice device = DeviceChoice::auto_detect;
+    int gpu = 0;              // the device's ordinal (CUDA's numbering)
     std::string calibration;  // empty: the built-in calibration
     bool cupti = true;
     int64_t pinned_budget_mb = 0;  // 0: the default budget

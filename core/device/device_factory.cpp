@@ -35,11 +35,18 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
     std::string no_gpu;
     // Slow motion and another copy-engine count are the simulated GPU's: auto picks it for them.
     const bool sim_only = config.slow_motion != 1 || config.copy_engines != 0;
+    int gpus = 0;
     if (choice != DeviceChoice::sim && !(choice == DeviceChoice::auto_detect && sim_only) &&
-        cuda_device_count(&no_gpu) > 0) {
+        (gpus = cuda_device_count(&no_gpu)) > 0) {
 #if PINSCOPE_HAVE_CUDA
+        if (config.gpu >= gpus)
+            throw DeviceError(
+                fmt::format("gpu={}: this machine has {} CUDA GPU{} (numbered from 0); "
+                            "`pinscope info` lists them.",
+                            config.gpu, gpus, gpus == 1 ? "" : "s"));
         std::string tracing;
         CudaDeviceOptions options;
+        options.ordinal = config.gpu;
         options.cupti = config.cupti;
         auto device = make_cuda_device(trace, options, &tracing);
         std::string why =
@@ -64,7 +71,8 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
     }
     if (config.slow_motion != 1)
         why += fmt::format(", in slow motion ({}x)", knob_number(config.slow_motion));
-    return {std::make_unique<SimDevice>(trace, std::move(calibration), config.slow_motion), std::move(why)};
+    return {std::make_unique<SimDevice>(trace, std::move(calibration), config.slow_motion, config.gpu),
+            std::move(why)};
 }
 
 }  // namespace pinscope

@@ -18,9 +18,9 @@ struct DeviceSelection {
     std::string why;
 };
 
-// Reads config.device, config.calibration (simulated GPU) and config.cupti (CUDA device). Throws
-// DeviceError when the choice cannot be honoured (cuda asked for, none usable) and CalibrationError
-// when the calibration file is unusable.
+// Reads config.device, config.gpu (the ordinal), config.calibration (simulated GPU) and config.cupti
+// (CUDA device). Throws DeviceError when the choice cannot be honoured (cuda asked for, none usable, no
+// GPU of that number) and CalibrationError when the calibration file is unusable.
 DeviceSelection make_device(const PipelineConfig& config, Trace& trace);
 
 // How a real GPU's spans were recorded (CUPTI or CUDA events) and what was lost on the way; nullopt

@@ -115,7 +115,12 @@ std::vector<LaneGroupNode> lane_tree(const std::vector<LaneInfo>& lanes) {
 
 LaneId LaneRegistry::lane(LaneRole role, int index) {
     std::lock_guard lock(mutex_);
-    return lane_locked(own_lane(role, index, device_));
+    return lane_locked(own_lane(role, index));
+}
+
+LaneId LaneRegistry::device_lane(LaneRole role, int stream, int device) {
+    std::lock_guard lock(mutex_);
+    return lane_locked(own_lane(role, stream, device));
 }
 
 LaneId LaneRegistry::lane(const LaneInfo& wanted) {
@@ -132,11 +137,6 @@ LaneId LaneRegistry::lane_locked(const LaneInfo& wanted) {
     info.id = static_cast<LaneId>(lanes_.size());
     lanes_.push_back(info);
     return info.id;
-}
-
-void LaneRegistry::set_device(int ordinal) {
-    std::lock_guard lock(mutex_);
-    device_ = ordinal;
 }
 
 std::vector<LaneInfo> LaneRegistry::snapshot() const {

@@ -5,8 +5,9 @@
 // and the exports treat a trace pinscope did not record as they treat its own. Lanes sit in a group
 // tree of two levels: a process over its threads, a device over its streams' engines.
 //
-// pinscope's own pipeline runs in one process (0, named "pinscope") on one device (the ordinal its
-// device has), and names its lanes by role and index: lane(LaneRole::worker, 3). A rebuilt pipeline
+// pinscope's own pipeline runs in one process (0, named "pinscope") on one device, and names its lanes
+// by role and index: lane(LaneRole::worker, 3); a device names its engines' lanes by its ordinal too,
+// device_lane(LaneRole::h2d, stream, ordinal). A rebuilt pipeline
 // (live reconfiguration) asks for the same role and index and draws on the same rows again.
 #include <array>
 #include <cstdint>
@@ -70,12 +71,13 @@ std::vector<LaneGroupNode> lane_tree(const std::vector<LaneInfo>& lanes);
 // Thread-safe: lanes are registered while pipelines are built (rarely), read by the views.
 class LaneRegistry {
   public:
-    LaneId lane(LaneRole role, int index = 0);  // pinscope's own: get or create
+    LaneId lane(LaneRole role, int index = 0);  // pinscope's own: get or create (device lanes: GPU 0)
+    // The lane of engine `role` of stream `stream` on the device with ordinal `device`: each device of
+    // a trace that several devices share draws on its own rows.
+    LaneId device_lane(LaneRole role, int stream, int device);
     // Get or create the lane of `wanted`'s group, origin and role (its id is ignored; its name, group
     // name and sort key are taken when the lane is created).
     LaneId lane(const LaneInfo& wanted);
-    // The device pinscope's own device lanes belong to (its ordinal), set before they are made.
-    void set_device(int ordinal);
     std::vector<LaneInfo> snapshot() const;  // in id order
     size_t size() const;
 
@@ -84,7 +86,6 @@ class LaneRegistry {
 
     mutable std::mutex mutex_;
     std::vector<LaneInfo> lanes_;
-    int device_ = 0;
 };
 
 }  // namespace pinscope

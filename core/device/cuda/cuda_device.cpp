@@ -137,12 +137,18 @@ CudaDevice::CudaDevice(Trace& trace, const CudaDeviceOptions& options, std::stri
 
     // Calibration and the link measurement above stay out of the trace: the recorder starts now.
     std::string why_not = "cupti=false";
-    if (options.cupti) activity_ = cuda::CuptiRecorder::start(trace, &why_not);
-    if (!activity_) activity_ = std::make_unique<cuda::EventTimer>(trace, why_not);
+    if (options.cupti) activity_ = cuda::CuptiRecorder::start(trace, ordinal_, &why_not);
+    if (!activity_) activity_ = std::make_unique<cuda::EventTimer>(trace, ordinal_, why_not);
     if (tracing) *tracing = activity_->describe();
 }
 
 CudaDevice::~CudaDevice() {
+    // The destroying thread may have another device current (two sessions on two GPUs).
+    try {
+        make_current();
+    } catch (const DeviceError&) {
+        // The synchronisation below reports the failing GPU.
+    }
     check_quietly(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     activity_->flush();
     const cuda::ActivityStats stats = activity_->stats();
@@ -154,11 +160,12 @@ CudaDevice::~CudaDevice() {
                    stats.dropped, stats.untimed, stats.uncorrelated);
 }
 
+// Asked of the runtime each time (a read of its thread state), never remembered here: other code on
+// the thread (the copy probe, another device) may have changed it since.
 void CudaDevice::make_current() const {
-    thread_local int current = -1;
-    if (current == ordinal_) return;
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current == ordinal_) return;
     check(cudaSetDevice(ordinal_), "cudaSetDevice");
-    current = ordinal_;
 }
 
 // Huge pages and cudaHostRegister when this machine allows it (they pin far faster), else cudaHostAlloc.

@@ -62,6 +62,7 @@ CuptiLibrary* load(std::string& why) {
     ok &= bind(handle, "cuptiActivityPushExternalCorrelationId", library.push_external_id);
     ok &= bind(handle, "cuptiActivityPopExternalCorrelationId", library.pop_external_id);
     ok &= bind(handle, "cuptiGetStreamIdEx", library.stream_id);
+    ok &= bind(handle, "cuptiGetDeviceId", library.device_id);
     bind(handle, "cuptiSubscribe_v2", library.subscribe_v2);
     bind(handle, "cuptiActivitySetAttribute", library.set_attribute);
     bind(handle, "cuptiActivityRegisterTimestampCallback", library.register_timestamp_callback);

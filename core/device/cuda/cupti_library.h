@@ -31,6 +31,7 @@ struct CuptiLibrary {
     decltype(&::cuptiActivityPushExternalCorrelationId) push_external_id = nullptr;
     decltype(&::cuptiActivityPopExternalCorrelationId) pop_external_id = nullptr;
     decltype(&::cuptiGetStreamIdEx) stream_id = nullptr;
+    decltype(&::cuptiGetDeviceId) device_id = nullptr;
     decltype(&::cuptiActivitySetAttribute) set_attribute = nullptr;  // optional
 
     // Loaded once per process and kept. nullptr, with `why` set, when it cannot be had.

@@ -22,8 +22,11 @@ EventTimer::Anchor::~Anchor() {
     if (event) check_quietly(cudaEventDestroy(event), "cudaEventDestroy");
 }
 
-EventTimer::EventTimer(Trace& trace, std::string why_not_cupti)
-    : trace_(trace), why_not_cupti_(std::move(why_not_cupti)), recorder_(trace.make_recorder()) {
+EventTimer::EventTimer(Trace& trace, int ordinal, std::string why_not_cupti)
+    : trace_(trace),
+      ordinal_(ordinal),
+      why_not_cupti_(std::move(why_not_cupti)),
+      recorder_(trace.make_recorder()) {
     check(cudaStreamCreateWithFlags(&anchor_stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     anchor_ = new_anchor();
     anchor_renewed_ = now_ns();
@@ -100,8 +103,8 @@ void EventTimer::after(const GpuOp& op, cudaStream_t stream) {
     pending.span.memory = op.kind == SpanKind::kernel ? HostMemory::none : op.memory;
     std::lock_guard lock(mutex_);
     auto index = index_of_.find(stream);
-    pending.span.lane =
-        trace_.lanes().lane(lane_role_of(op.kind), index == index_of_.end() ? 0 : index->second);
+    pending.span.lane = trace_.lanes().device_lane(lane_role_of(op.kind),
+                                                   index == index_of_.end() ? 0 : index->second, ordinal_);
     pending.start = open_.at(stream);
     open_.erase(stream);
     pending.anchor = anchor_;
@@ -154,6 +157,9 @@ void EventTimer::poll() {
     record_completed();
     if (now_ns() - anchor_renewed_ <= kAnchorLifetime) return;
     try {
+        // The poller is a thread of its own: its current device must be ours for the anchor's event to
+        // be timed against our events.
+        check(cudaSetDevice(ordinal_), "cudaSetDevice");
         auto anchor = new_anchor();
         std::lock_guard lock(mutex_);
         anchor_ = std::move(anchor);

@@ -19,7 +19,8 @@ namespace pinscope::cuda {
 
 class EventTimer final : public GpuActivity {
   public:
-    EventTimer(Trace& trace, std::string why_not_cupti);
+    // Times the work of device `ordinal`, which is current on the calling thread.
+    EventTimer(Trace& trace, int ordinal, std::string why_not_cupti);
     ~EventTimer() override;
 
     void add_stream(cudaStream_t stream, int index) override;
@@ -48,6 +49,7 @@ class EventTimer final : public GpuActivity {
     size_t record_completed();  // returns how many spans it recorded; call with no lock held
 
     Trace& trace_;
+    const int ordinal_;
     const std::string why_not_cupti_;
     std::shared_ptr<Recorder> recorder_;  // written only by record_completed, under poll_mutex_
     cudaStream_t anchor_stream_ = nullptr;

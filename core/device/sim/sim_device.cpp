@@ -67,9 +67,10 @@ double model_cost_per_call_us() {
 // [SECTION] Construction
 //------------------------------------------------------------------------------------------------------------
 
-SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale)
+SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, int ordinal)
     : calibration_(std::move(calibration)),
       time_scale_(std::max(1.0, time_scale)),
+      ordinal_(ordinal),
       trace_(trace),
       recorder_(trace.make_recorder()),
       engines_(calibration_.copy_engines) {
@@ -140,7 +141,8 @@ void SimDevice::raw_free_device(void*, size_t) {}
 uintptr_t SimDevice::raw_create_stream(int index) {
     SimStream stream;
     stream.index = index;
-    for (int slot = 0; slot < 3; ++slot) stream.lanes[slot] = trace_.lanes().lane(lane_role_of(slot), index);
+    for (int slot = 0; slot < 3; ++slot)
+        stream.lanes[slot] = trace_.lanes().device_lane(lane_role_of(slot), index, ordinal_);
     std::lock_guard lock(mutex_);
     const uintptr_t handle = next_handle_++;
     streams_.emplace(handle, std::move(stream));

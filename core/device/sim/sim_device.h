@@ -31,7 +31,9 @@ namespace pinscope {
 class SimDevice final : public Device {
   public:
     // `time_scale` > 1 is slow motion: copies, kernels, calls and staging take that many times longer.
-    SimDevice(Trace& trace, Calibration calibration = builtin_calibration(), double time_scale = 1);
+    // `ordinal` numbers the simulated GPU as CUDA would a real one: its lanes are that device's.
+    SimDevice(Trace& trace, Calibration calibration = builtin_calibration(), double time_scale = 1,
+              int ordinal = 0);
     ~SimDevice() override;
 
     const DeviceInfo& info() const override { return info_; }
@@ -129,6 +131,7 @@ class SimDevice final : public Device {
 
     Calibration calibration_;
     double time_scale_ = 1;      // slow motion: every modelled duration this many times longer
+    int ordinal_ = 0;            // the GPU number its lanes carry
     double call_charge_us_ = 0;  // spent per call: host_call_us less the model's own cost per call
     DeviceInfo info_;
     Trace& trace_;
