@@ -347,7 +347,7 @@ TEST_CASE("hostile image folders: a dataset that cannot be read is exit 2 before
          "holds no .jpg, .jpeg or .png files"},
         {{"run", "--device", "sim", "--dataset", "imagenet"},
          2,
-         "dataset should be synthetic or folder:PATH"},
+         "dataset should be synthetic, sample-jpegs or folder:PATH"},
         {{"run", "--device", "sim", "--dataset", "folder:{dir}/broken-images", "--sample-shape", "4x8x8"},
          2,
          "needs sample_shape CxHxW with 1 or 3 channels"},

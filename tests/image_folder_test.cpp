@@ -69,7 +69,7 @@ TEST_CASE("JPEGs (RGB, grey, CMYK) and PNGs (RGB, grey) decode to 8-bit RGB of t
     }
     for (int channels : {3, 1}) {
         CAPTURE(channels);
-        const std::vector<uint8_t> original = test_picture(40, 30, 9, channels);
+        const std::vector<uint8_t> original = photo_like_pixels(40, 30, 9, channels);
         const RgbImage image = decode_image(make_png(40, 30, 9, channels));
         REQUIRE(image.pixels.size() == 40u * 30 * 3);
         // PNG is lossless: every channel of every pixel comes back exactly (grey as R = G = B).
@@ -222,7 +222,8 @@ TEST_CASE("a folder of unreadable files fails the run with PyTorch's words, neve
 TEST_CASE("dataset and sample_shape are checked as every knob is") {
     PipelineConfig config = on_sim();
     config.dataset = "imagenet";
-    CHECK_THROWS_WITH_AS(Session{config}, doctest::Contains("dataset should be synthetic or folder:PATH"),
+    CHECK_THROWS_WITH_AS(Session{config},
+                         doctest::Contains("dataset should be synthetic, sample-jpegs or folder:PATH"),
                          std::invalid_argument);
     config.dataset = "folder:/tmp";
     config.sample_shape = *parse_sample_shape("4x32x32");

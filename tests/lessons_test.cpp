@@ -2,9 +2,14 @@
 // (CI's has two cores), a few seconds per run. Run alone (RUN_SERIAL): the promises are about speed.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/images/sample_jpegs.h"
 #include "core/io/metrics_json.h"
 #include "core/lab/lesson.h"
 #include "core/lab/measured_run.h"
+#include "tests/scratch.h"
 #include "tests/sim_configs.h"
 
 using namespace pinscope;
@@ -82,4 +87,14 @@ TEST_CASE("i: a deeper prefetch on a GPU-bound run holds more pinned memory for 
 
 TEST_CASE("j: in order, batches wait behind a straggler, in arrival order the run is faster") {
     check_kept("head-of-line-blocking");
+}
+
+TEST_CASE("k: on real JPEGs decoded on the workers, 2 workers beat none and 8 add little to 2") {
+    // The sample JPEGs are made in a scratch cache, not the home of whoever runs the tests (ctest runs
+    // each test case in a process of its own: the variable ends with it).
+    const ScratchFolder cache;
+    setenv("XDG_CACHE_HOME", cache.path().c_str(), 1);
+    check_kept("workers-decode-jpegs");
+    CHECK(std::filesystem::is_directory(sample_jpegs_folder()));
+    CHECK(sample_jpegs_folder().string().starts_with(cache.path().string()));
 }

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "make_test_images: COUNT and sizes must be positive (sizes at most 8192)\n");
         return 2;
     }
-    pinscope::testing::write_jpeg_folder(argv[1], count, width, height);
+    pinscope::write_jpeg_folder(argv[1], count, width, height);
     std::printf("%d JPEGs of %dx%d in %s\n", count, width, height, argv[1]);
     return 0;
 }

@@ -104,7 +104,7 @@ PipelineConfig ConfigOptions::resolve() const {
         throw UsageError(
             fmt::format("{} {}: {}", flag_for(issue.option), issue.value, cli_words(issue.message)));
     }
-    if (const std::optional<std::string> folder = c.image_folder()) {
+    if (const std::optional<std::string> folder = dataset_folder(c)) {
         try {
             list_image_folder(*folder);  // a folder that is not there or holds no images: before the run
         } catch (const std::invalid_argument& e) {

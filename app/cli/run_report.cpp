@@ -56,9 +56,9 @@ void print_config(const PipelineConfig& c, const Row& row) {
     row("pin_memory", c.pin_memory ? fmt::format("true ({})", to_string(c.pin_mode)) : "false");
     row("non_blocking", c.non_blocking ? "true" : "false");
     row("in_order", c.in_order ? "true" : "false");
-    if (c.image_folder()) row("dataset", printable(c.dataset));
+    if (c.reads_images()) row("dataset", printable(c.dataset));
     row("batch", fmt::format("{} x {} {} -> float32 ({})", c.batch_size, c.sample_shape.to_string(),
-                             c.image_folder() ? "images" : "uint8",
+                             c.reads_images() ? "images" : "uint8",
                              format_bytes(static_cast<double>(c.batch_bytes()))));
     row("per sample", fmt::format("decode {} us, io {} us", c.decode_us, c.io_us));
     row("per batch on GPU",

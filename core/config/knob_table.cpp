@@ -84,8 +84,9 @@ const Knob kKnobs[] = {
          "What the workers read. synthetic: generated pixels, whose cost is decode_us and io_us. "
          "folder:PATH: the JPEG and PNG files in PATH or its class subfolders, decoded, cropped and flipped "
          "to sample_shape on the workers as torchvision's ImageFolder and RandomResizedCrop would; "
-         "decode_us and io_us add to what they cost.",
-     .type_name = "synthetic|folder:PATH",
+         "decode_us and io_us add to what they cost. sample-jpegs: the same, on 256 photo-sized (500x375) "
+         "JPEGs pinscope makes once in ~/.cache/pinscope.",
+     .type_name = "synthetic|sample-jpegs|folder:PATH",
      .rule = &knob_codec::dataset_rule,
      .access = knob_field<&C::dataset>()},
     {.key = "sample_shape",

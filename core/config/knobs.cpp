@@ -117,10 +117,10 @@ std::optional<std::string> shape_rule(const PipelineConfig& c) {
 
 std::optional<std::string> dataset_rule(const PipelineConfig& c) {
     if (c.dataset == "synthetic") return std::nullopt;
-    if (!c.image_folder())
+    if (!c.reads_images())
         return fmt::format(
-            "dataset should be synthetic or folder:PATH, not \"{}\"; use folder: and a folder of "
-            "JPEG or PNG files.",
+            "dataset should be synthetic, sample-jpegs or folder:PATH, not \"{}\"; use folder: and a "
+            "folder of JPEG or PNG files.",
             printable(c.dataset));
     const std::vector<int64_t>& dims = c.sample_shape.dims;
     if (dims.size() != 3 || (dims[0] != 1 && dims[0] != 3))

@@ -79,6 +79,9 @@ struct PipelineConfig {
     int64_t sample_bytes() const { return sample_shape.elements() * 4; }
     // For dataset=folder:PATH, PATH; otherwise nullopt.
     std::optional<std::string> image_folder() const;
+    // Whether the workers decode image files: folder:PATH, or pinscope's own sample-jpegs.
+    bool reads_images() const { return image_folder().has_value() || dataset == kSampleJpegs; }
+    static constexpr std::string_view kSampleJpegs = "sample-jpegs";
     int64_t batch_bytes() const { return sample_bytes() * batch_size; }
     int max_outstanding() const { return effective_prefetch_factor() * num_workers; }
 

@@ -6,13 +6,14 @@
 #include <mutex>
 #include <vector>
 
+#include "core/pipeline/image_folder_dataset.h"
 #include "core/pipeline/session_parts.h"
 #include "core/trace/clock.h"
 
 namespace pinscope {
 
 double folder_sample_us(const PipelineConfig& config) {
-    const std::optional<std::string> folder = config.image_folder();
+    const std::optional<std::string> folder = dataset_folder(config);
     if (!folder) return 0;
     static std::mutex mutex;
     static std::map<std::pair<std::string, std::string>, double> measured;

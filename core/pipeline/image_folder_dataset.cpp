@@ -11,6 +11,7 @@
 #include "core/config/knob_field.h"
 #include "core/images/image_decode.h"
 #include "core/images/resized_crop.h"
+#include "core/images/sample_jpegs.h"
 #include "core/trace/clock.h"
 
 namespace pinscope {
@@ -36,6 +37,16 @@ std::vector<uint8_t> read_file(const std::string& path) {
 }
 
 }  // namespace
+
+std::optional<std::string> dataset_folder(const PipelineConfig& config) {
+    if (std::optional<std::string> folder = config.image_folder()) return folder;
+    if (config.dataset != PipelineConfig::kSampleJpegs) return std::nullopt;
+    try {
+        return ensure_sample_jpegs().string();
+    } catch (const std::runtime_error& e) {
+        throw std::invalid_argument(fmt::format("dataset {}: {}", PipelineConfig::kSampleJpegs, e.what()));
+    }
+}
 
 std::shared_ptr<const ImageFolderListing> list_image_folder(const std::string& folder) {
     // A reconfiguration (a slider drag) builds a new dataset each time: the last listing is kept.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ struct ImageFolderListing {
 // Lists `folder`; throws std::invalid_argument naming the folder and the fault: no such folder, or no
 // .jpg, .jpeg or .png files in it or its subfolders.
 std::shared_ptr<const ImageFolderListing> list_image_folder(const std::string& folder);
+
+// The folder the config's workers read: PATH of folder:PATH, or the sample-jpegs folder, made on first
+// use; nullopt for synthetic. Throws std::invalid_argument ("dataset sample-jpegs: cannot make ...")
+// when the sample folder cannot be made.
+std::optional<std::string> dataset_folder(const PipelineConfig& config);
 
 // What the files cost and which failed, shared by every pipeline of a session.
 class ImageFolderTally {

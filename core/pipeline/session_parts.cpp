@@ -5,7 +5,7 @@
 namespace pinscope {
 
 std::unique_ptr<Dataset> make_dataset(const PipelineConfig& config, std::shared_ptr<ImageFolderTally> tally) {
-    if (const std::optional<std::string> folder = config.image_folder()) {
+    if (const std::optional<std::string> folder = dataset_folder(config)) {
         if (!tally) tally = std::make_shared<ImageFolderTally>();
         return std::make_unique<ImageFolderDataset>(config, list_image_folder(*folder), std::move(tally));
     }
