@@ -1,6 +1,7 @@
 # The two commands of pinscope (see README.md). Both install what is missing first.
 #   make run    builds in Release and opens the desktop app (without a display: the headless demo)
-#   make test   checks the layout (clang-format), then builds and runs every test: Release, then
+#   make test   checks the layout (clang-format), then builds and runs every test: in Release those that
+#               need an optimised build (speeds, the app under Xvfb), then all the others under
 #               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
 #               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration,
 #               lesson, preset, font, image; clang), two at a time on two cores
@@ -26,6 +27,7 @@ bench: build
 	./build/app/pinscope bench
 
 test: format-check test-release test-asan test-tsan test-fuzz
+	@echo "== make test passed at $$(date +%T)"
 
 format: deps
 	@clang-format -i $(SOURCES)
@@ -41,8 +43,15 @@ format-check: deps
 # decode+io config at +11% six times running, just after the build, and passed it alone): a lab test that
 # fails runs up to twice more, and fails the build only if it fails every time. A broken promise or model
 # fails every time.
-test-release: build
-	ctest --test-dir build --output-on-failure -j $(JOBS) -LE lab
+#
+# The Release stage builds and runs only the tests that need an optimised build (`lab`, `gui-render`, and
+# `gpu` where there is a GPU): every other test runs in the ASan+UBSan stage, once instead of twice. Each
+# stage prints the time it starts, so a slow CI run shows where its time went.
+test-release: deps
+	@echo "== $@ starts at $$(date +%T)"
+	cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build build -j $(JOBS) --target pinscope release_only_tests
+	ctest --test-dir build --output-on-failure -j $(JOBS) -L "gui-render|gpu"
 	ctest --test-dir build --output-on-failure -L lab --repeat until-pass:3
 
 # Sanitizer builds leave CUDA out: nvcc does not take these flags, and the release build compiles it.
@@ -50,6 +59,7 @@ test-release: build
 # build users run; ASan slows each kind of work by its own factor (the io lesson's 8 workers gave 1.92x
 # the samples/s of 2 under ASan, 2x and more in Release), so they run in test-release only.
 test-asan: deps
+	@echo "== $@ starts at $$(date +%T)"
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINSCOPE_CUDA=OFF \
 	    -DPINSCOPE_SANITIZE=address,undefined $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
@@ -57,6 +67,7 @@ test-asan: deps
 	    ctest --test-dir build-asan --output-on-failure -j $(JOBS) -LE "gui-render|lab"
 
 test-tsan: deps
+	@echo "== $@ starts at $$(date +%T)"
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINSCOPE_CUDA=OFF -DPINSCOPE_GUI=OFF \
 	    -DPINSCOPE_SANITIZE=thread $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector test_trace
@@ -71,6 +82,7 @@ FUZZERS = capture config calibration lesson preset font image
 FUZZ_SECONDS ?= 60
 FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 test-fuzz: deps
+	@echo "== $@ starts at $$(date +%T)"
 	CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DPINSCOPE_FUZZ=ON -DPINSCOPE_GUI=OFF -DPINSCOPE_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZERS))

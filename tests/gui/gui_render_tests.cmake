@@ -147,3 +147,6 @@ add_test(NAME gui_preview_screenshot
                  --screenshot ${PREVIEW_SHOT})
 set_tests_properties(gui_preview_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 RUN_SERIAL TRUE
                      PASS_REGULAR_EXPRESSION "preview: num_workers: 0 -> 8\npreview: predicted samples/s [0-9]+ -> [0-9]+")
+
+# What the gui-render tests run: the Release stage of `make test` builds these alone (tests/CMakeLists.txt).
+add_dependencies(release_only_tests pinscope test_gui_screenshot make_open_trace)
