@@ -78,9 +78,14 @@ RunReport capture_report(const Capture& capture) {
     report.dropped_spans = capture.info.dropped_spans;
     report.evicted_spans = capture.info.evicted_spans;
     report.gpu_trace = capture.info.gpu_trace;
-    report.capture =
-        CaptureSource{capture.path.string(),      capture.info.created, capture.info.writer_version,
-                      capture.store.span_count(), capture.file_bytes,   capture.info.config.has_value()};
+    CaptureSource source;
+    source.file = capture.path.string();
+    source.created = capture.info.created;
+    source.writer_version = capture.info.writer_version;
+    source.spans = capture.store.span_count();
+    source.file_bytes = capture.file_bytes;
+    source.has_config = capture.info.config.has_value();
+    report.capture = std::move(source);
     if (const auto& part = capture.info.loaded_range) {
         const TimeNs origin = capture.info.window.start;  // a part's times count from it
         report.capture->range_s = {ns_to_s(part->start - origin), ns_to_s(part->end - origin)};
