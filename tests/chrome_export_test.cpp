@@ -215,8 +215,9 @@ TEST_CASE("flows link the spans of one batch across lanes in time order") {
     }
     // Each step sits inside a slice of the same batch on its own thread.
     const json slices = events_of(trace, "X");
-    for (const auto& [batch, steps] : flows) {
-        for (const json& step : steps) {
+    for (const auto& flow : flows) {
+        const auto batch = flow.first;  // named: clang 14 lambdas cannot capture a structured binding
+        for (const json& step : flow.second) {
             const bool bound = std::any_of(slices.begin(), slices.end(), [&](const json& x) {
                 return x["pid"] == step["pid"] && x["tid"] == step["tid"] &&
                        x["args"].value("batch", kNoBatch) == batch && ns(x["ts"]) <= ns(step["ts"]) &&

@@ -244,7 +244,8 @@ TEST_CASE("twenty damaged or foreign files each exit 2 with one line naming the 
     };
     REQUIRE(files.size() >= 20);
     for (size_t i = 0; i < files.size(); ++i) {
-        const auto& [what, bytes] = files[i];
+        const auto& what = files[i].first;  // named: CAPTURE's lambda cannot take a binding in clang 14
+        const auto& bytes = files[i].second;
         CAPTURE(what);
         const auto file = folder() / ("bad" + std::to_string(i) + ".pinscope");
         write(file, bytes);

@@ -84,8 +84,10 @@ TEST_CASE("at 1000x slow motion a 96 MiB batch's run ends on time, its unfinishe
 TEST_CASE("SIGTERM, SIGHUP and Ctrl-C end a run as its seconds would: summary, whole files, 128 + signal") {
     const fs::path folder = scratch_path("signals");
     fs::create_directories(folder);
-    for (const auto& [signal_number, code] :
+    for (const auto& signal_and_code :
          {std::pair{SIGTERM, 143}, std::pair{SIGHUP, 129}, std::pair{SIGINT, 130}}) {
+        // Named: clang 14 lambdas (CAPTURE's too) cannot capture a structured binding.
+        const int signal_number = signal_and_code.first, code = signal_and_code.second;
         CAPTURE(signal_number);
         const fs::path capture = folder / "c.pinscope", trace = folder / "t.json";
         double sent_at = 0;

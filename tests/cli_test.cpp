@@ -52,7 +52,8 @@ TEST_CASE("bad input exits 2 with one line naming the option and the fix") {
         {"--trace /nonexistent/t.json", "--trace /nonexistent/t.json"},
         {"--streams 0", "--streams 0"},
     };
-    for (const auto& [args, expected] : cases) {
+    for (const auto& [args_bound, expected] : cases) {
+        const auto& args = args_bound;  // CAPTURE's lambda cannot take a structured binding in clang 14
         CAPTURE(args);
         const Result r = run_pinscope("run --device sim --seconds 1 " + args);
         CAPTURE(r.err);
@@ -369,7 +370,8 @@ TEST_CASE("a bad sweep spec exits 2 with one line naming the flag and the fix") 
         {"--csv /nonexistent/sweep.csv",
          "--csv /nonexistent/sweep.csv: the folder /nonexistent does not exist"},
     };
-    for (const auto& [args, expected] : cases) {
+    for (const auto& [args_bound, expected] : cases) {
+        const auto& args = args_bound;  // CAPTURE's lambda cannot take a structured binding in clang 14
         CAPTURE(args);
         const Result r = run_pinscope("sweep --device sim --batch-size 8,16 " + args);
         CAPTURE(r.err);

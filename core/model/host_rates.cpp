@@ -307,7 +307,11 @@ std::pair<size_t, double> log_position(const std::array<T, N>& grid, double x) {
 
 double SleepOvershoot::at(int sleepers, double sleep_us) const {
     const auto [row, fr] = log_position(kSleepers, std::max(sleepers, 1));
-    const auto [col, fc] = log_position(kSleepUs, sleep_us);
+    // Named, not bound: clang 14 (the sanitizer build's compiler) does not yet let a lambda capture a
+    // structured binding.
+    const std::pair<size_t, double> column = log_position(kSleepUs, sleep_us);
+    const size_t col = column.first;
+    const double fc = column.second;
     auto along = [&](size_t r) { return us[r][col] + fc * (us[r][col + 1] - us[r][col]); };
     return along(row) + fr * (along(row + 1) - along(row));
 }
