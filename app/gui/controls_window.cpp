@@ -172,8 +172,10 @@ bool ControlsWindow::slider(const Knob& knob, json& value) {
     ImGui::BeginDisabled(value.is_null());
     if (knob.type == KnobType::integer) {
         int64_t v = value.is_null() ? static_cast<int64_t>(knob.unset_means) : value.get<int64_t>();
-        const int64_t low = static_cast<int64_t>(knob.slider_low()),
-                      high = static_cast<int64_t>(knob.slider_high());
+        // Converted only when finite: an unbounded knob's infinite end has no int64_t (UBSan's
+        // float-cast-overflow, which clang's -fsanitize=undefined checks and GCC's does not).
+        const int64_t low = bounded ? static_cast<int64_t>(knob.slider_low()) : 0,
+                      high = bounded ? static_cast<int64_t>(knob.slider_high()) : 0;
         if (bounded ? ImGui::SliderScalar(label.c_str(), ImGuiDataType_S64, &v, &low, &high, format.c_str(),
                                           flags)
                     : ImGui::InputScalar(label.c_str(), ImGuiDataType_S64, &v)) {
