@@ -8,6 +8,8 @@ packages=(
     clang-format                                   # the layout check of `make test`
     nlohmann-json3-dev libcli11-dev libfmt-dev     # core and command line
     libzstd-dev                                    # compressed captures
+    libsimdjson-dev zlib1g-dev                     # PyTorch profiler traces (.json, .json.gz)
+    python3-torch python3-pytest                   # the tests of python/pinscope_loader (CPU torch)
     libturbojpeg0-dev libpng-dev                   # real images on the workers (dataset=folder:PATH)
     doctest-dev                                    # tests
     clang-14 libclang-rt-14-dev                    # the fuzzers of `make test-fuzz` (libFuzzer)

@@ -85,6 +85,10 @@ RunReport capture_report(const Capture& capture) {
     source.spans = capture.store.span_count();
     source.file_bytes = capture.file_bytes;
     source.has_config = capture.info.config.has_value();
+    source.source = capture.info.source;
+    source.import_note = capture.info.import_note;
+    source.steps = profiler_steps(capture.store);
+    source.samples_per_batch = capture.info.samples_per_batch;
     report.capture = std::move(source);
     if (const auto& part = capture.info.loaded_range) {
         const TimeNs origin = capture.info.window.start;  // a part's times count from it

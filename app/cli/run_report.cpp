@@ -82,9 +82,31 @@ void print_metrics(const Metrics& m, const RunReport& r, const Row& row) {
             "{}: waiting for the loader {}, staging pageable copies {}, synchronous waits {}, other {}",
             format_share(m.gpu_idle), format_share(m.idle.loader), format_share(m.idle.staging),
             format_share(m.idle.sync), format_share(m.idle.other)));
+    if (r.capture && !r.capture->has_config) return;  // the loader's queue is not in a profiler's trace
     row("outstanding max",
         fmt::format("{:.0f} (cap {})", m.outstanding_max, r.status.config.max_outstanding()));
     row("pinned in use max", format_bytes(m.pinned_bytes_max));
+}
+
+// A trace pinscope did not record: its steps, the data the train loop waited for, the copies by memory.
+void print_trace_figures(const Metrics& m, const CaptureSource& c, const Row& row) {
+    const ProfilerSteps& s = c.steps;
+    if (!s.steps.empty()) {
+        row("profiler steps", fmt::format("{} ({:.2f} steps/s, {:.2f} ms each on average)", s.steps.size(),
+                                          s.steps_per_s, s.mean_step_ms));
+        row("waiting for data",
+            fmt::format("{} of the steps' time (the train loop in the DataLoader's next())",
+                        format_share(s.data_wait_share)));
+    } else {
+        row("waiting for data", fmt::format("{} of the trace's time", format_share(m.data_wait)));
+    }
+    row("batch size", c.samples_per_batch > 0
+                          ? fmt::format("{} (from the loader's side files)", c.samples_per_batch)
+                          : std::string("unknown: samples/s needs pinscope_loader's side files"));
+    row("H2D pageable", fmt::format("{} at {} while copying", format_bytes(double(m.h2d_pageable_bytes)),
+                                    format_gbps(m.h2d_pageable_gbps)));
+    row("H2D pinned", fmt::format("{} at {} while copying", format_bytes(double(m.h2d_pinned_bytes)),
+                                  format_gbps(m.h2d_pinned_gbps)));
 }
 
 }  // namespace
@@ -94,7 +116,12 @@ void print_report(std::ostream& out, const RunReport& r) {
     const Row row = [&](std::string_view name, const std::string& value) {
         fmt::print(out, "  {:<22} {}\n", name, value);
     };
-    if (r.capture)
+    const bool imported = r.capture && !r.capture->source.empty();
+    if (imported)
+        fmt::print(out, "\ntrace {}: {}{}; {} spans, {}\n", printable(r.capture->file), r.capture->source,
+                   r.status.device.name.empty() ? "" : " on " + printable(r.status.device.name),
+                   format_count(double(r.capture->spans)), format_bytes(double(r.capture->file_bytes)));
+    else if (r.capture)
         fmt::print(out, "\ncapture {}: recorded {} on {} by pinscope {}; {} spans, {}\n", r.capture->file,
                    r.capture->created, r.status.device.name, r.capture->writer_version,
                    format_count(double(r.capture->spans)), format_bytes(double(r.capture->file_bytes)));
@@ -107,14 +134,21 @@ void print_report(std::ostream& out, const RunReport& r) {
     if (!r.capture)
         fmt::print(out, "\npinscope run on {}\n",
                    r.status.device.name);  // why: said on stderr as the run began
-    if (r.capture && !r.capture->has_config) {
+    if (imported) {
+        // The trace's own figures first: what its user came to ask.
+    } else if (r.capture && !r.capture->has_config) {
         fmt::print(out, "config: none (no pipeline of pinscope's ran this trace)\n");
     } else {
         fmt::print(out, "config\n");
         print_config(r.status.config, row);
     }
-    fmt::print(out, "metrics over {:.2f} s from the first batch ({} {:.2f} s)\n", m.seconds,
-               r.capture ? "captured" : "wall", ns_to_s(r.status.elapsed));
+    if (imported) {
+        fmt::print(out, "metrics over the whole trace, {:.3f} s\n", m.seconds);
+        print_trace_figures(m, *r.capture, row);
+    } else {
+        fmt::print(out, "metrics over {:.2f} s from the first batch ({} {:.2f} s)\n", m.seconds,
+                   r.capture ? "captured" : "wall", ns_to_s(r.status.elapsed));
+    }
     print_metrics(m, r, row);
     fmt::print(out, "latency p50 / p99 (us)\n");
     for (const StageLatency& l : m.latencies)
@@ -139,6 +173,8 @@ void print_report(std::ostream& out, const RunReport& r) {
                    "remains\n",
                    r.dropped_spans, r.evicted_spans);
     for (const std::string& w : r.status.warnings) fmt::print(out, "warning: {}\n", cli_words(w));
+    if (r.capture && !r.capture->import_note.empty())
+        fmt::print(out, "warning: {}\n", printable(r.capture->import_note));
     if (images.skipped)
         fmt::print(out, "warning: {} image files could not be used and were skipped; the first: {}\n",
                    images.skipped, printable(images.first_skip));

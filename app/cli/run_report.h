@@ -2,6 +2,7 @@
 // What a headless run prints at the end: the config and the metrics, as a table for people or as one
 // JSON object for scripts (`--json`).
 #include <ostream>
+#include "core/analysis/profiler_steps.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,10 @@ struct CaptureSource {
     // A part read (stats --range): seconds from the capture's start, and the spans of the whole file.
     std::optional<std::pair<double, double>> range_s;
     uint64_t spans_in_file = 0;
+    // An imported trace: where it came from, what the import skipped, its profiler steps.
+    std::string source, import_note;
+    ProfilerSteps steps;
+    int samples_per_batch = 0;
 };
 
 struct RunReport {

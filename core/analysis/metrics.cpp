@@ -78,8 +78,9 @@ std::vector<StageLatency> stage_latencies(const TraceStore& store, Interval wind
 }
 
 struct CopyVolume {
-    uint64_t h2d = 0, d2h = 0, pageable_h2d = 0;
+    uint64_t h2d = 0, d2h = 0, pageable_h2d = 0, pinned_h2d = 0;
     TimeNs h2d_busy = 0, d2h_busy = 0;  // union of the counted spans
+    TimeNs pageable_h2d_busy = 0, pinned_h2d_busy = 0;
 };
 
 TimeNs busy_time(IntervalList spans) {
@@ -91,13 +92,19 @@ TimeNs busy_time(IntervalList spans) {
 
 CopyVolume copy_volume(const TraceStore& store, Interval window) {
     CopyVolume volume;
-    IntervalList h2d_spans, d2h_spans;
+    IntervalList h2d_spans, d2h_spans, pageable_spans, pinned_spans;
     for (const LaneInfo& lane : store.lanes()) {
         for (const Span& span : store.spans_touching(lane.id, window)) {
             if (!ends_in(window, span.end)) continue;
             if (span.kind == SpanKind::h2d) {
                 volume.h2d += span.bytes;
-                if (span.memory == HostMemory::pageable) volume.pageable_h2d += span.bytes;
+                if (span.memory == HostMemory::pageable) {
+                    volume.pageable_h2d += span.bytes;
+                    pageable_spans.push_back({span.start, span.end});
+                } else if (span.memory == HostMemory::pinned) {
+                    volume.pinned_h2d += span.bytes;
+                    pinned_spans.push_back({span.start, span.end});
+                }
                 h2d_spans.push_back({span.start, span.end});
             } else if (span.kind == SpanKind::d2h) {
                 volume.d2h += span.bytes;
@@ -106,6 +113,8 @@ CopyVolume copy_volume(const TraceStore& store, Interval window) {
         }
     }
     volume.h2d_busy = busy_time(std::move(h2d_spans));
+    volume.pageable_h2d_busy = busy_time(std::move(pageable_spans));
+    volume.pinned_h2d_busy = busy_time(std::move(pinned_spans));
     volume.d2h_busy = busy_time(std::move(d2h_spans));
     return volume;
 }
@@ -211,6 +220,13 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
                      ? static_cast<double>(volume.d2h) / static_cast<double>(volume.d2h_busy) * slow_motion
                      : 0;
     m.pageable_h2d_fraction = fraction(volume.pageable_h2d, volume.h2d);
+    m.h2d_pageable_bytes = volume.pageable_h2d;
+    m.h2d_pinned_bytes = volume.pinned_h2d;
+    const auto gbps = [&](uint64_t bytes, TimeNs busy) {
+        return busy > 0 ? static_cast<double>(bytes) / static_cast<double>(busy) * slow_motion : 0.0;
+    };
+    m.h2d_pageable_gbps = gbps(volume.pageable_h2d, volume.pageable_h2d_busy);
+    m.h2d_pinned_gbps = gbps(volume.pinned_h2d, volume.pinned_h2d_busy);
 
     const IntervalList kernels = covered_time(store, window, of_kind(SpanKind::kernel));
     const IntervalList h2d = covered_time(store, window, of_kind(SpanKind::h2d));
@@ -226,6 +242,8 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     m.copy_busy = share(copies);
     m.overlap = fraction(total_length(intersection(copies, kernels)), kernel_time);
     set_idle_causes(store, window, kernels, m);
+    m.data_wait =
+        share(covered_time(store, window, on_train_loop(SpanKind::wait, SpanKind::fetch, SpanKind::pin)));
 
     m.outstanding_max = max_level(store, CounterKind::outstanding_batches, window);
     m.reorder_max = max_level(store, CounterKind::reorder_depth, window);

@@ -66,6 +66,13 @@ struct Metrics {
     double outstanding_max = 0, reorder_max = 0, pinned_bytes_max = 0;
 
     double pageable_h2d_fraction = 0;  // share of h2d bytes copied from pageable memory
+    // The h2d bytes by host memory, and each kind's bandwidth while its copies ran (union of its spans).
+    uint64_t h2d_pageable_bytes = 0, h2d_pinned_bytes = 0;
+    double h2d_pageable_gbps = 0, h2d_pinned_gbps = 0;
+    // The share of the window the train loop spent getting data: waiting in the loader's next(), or
+    // loading inline (num_workers=0), whether or not a kernel ran meanwhile (stall counts only the part
+    // with the GPU idle).
+    double data_wait = 0;
 
     std::vector<StageLatency>
         latencies;               // one per SpanKind with spans ending in the window, in SpanKind order

@@ -1,4 +1,5 @@
 #include "core/io/capture.h"
+#include "core/io/kineto/profiler_trace_import.h"
 
 #include <zstd.h>
 
@@ -327,7 +328,7 @@ std::string file_problem(const std::filesystem::path& path, const std::string& w
 }  // namespace
 
 int capture_batch_size(const CaptureInfo& info) {
-    return info.config ? info.config->batch_size : 0;
+    return info.config ? info.config->batch_size : info.samples_per_batch;
 }
 
 double capture_slow_motion(const CaptureInfo& info) {
@@ -378,6 +379,9 @@ Capture load_capture(const std::filesystem::path& path, const std::function<bool
     if (!std::filesystem::exists(path, error)) throw CaptureError(file_problem(path, "no such file"));
     if (std::filesystem::is_regular_file(path, error) && std::filesystem::file_size(path, error) == 0)
         throw CaptureError(file_problem(path, "is empty"));
+    // A PyTorch profiler trace (JSON, or gzip) is imported; anything else is read as a capture, whose
+    // reader says what is wrong with a file that is neither.
+    if (looks_like_profiler_trace(path)) return import_profiler_trace(path, progress);
     std::optional<MappedFile> file;
     try {
         file.emplace(path);

@@ -85,6 +85,13 @@ struct CaptureInfo {
     // its first problem, as describe() says it. Such a capture opens (its spans are sound) with a
     // warning; the app will not run its config live, and the advisor will not advise on it.
     std::string config_problem;
+    // Where an imported trace came from ("PyTorch profiler trace + loader side files"); "" for pinscope's
+    // own runs. Kept in the capture.
+    std::string source;
+    // Samples per batch where no config says it (an import whose loader side files do); 0: unknown.
+    int samples_per_batch = 0;
+    // Set on importing: one line saying what was skipped or could not be read; "" when nothing was.
+    std::string import_note;
 };
 
 struct Capture {

@@ -2,6 +2,7 @@
 // the other sections are checked against. JSON both ways, every field checked on the way in.
 #include "core/io/capture_meta.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -172,6 +173,8 @@ nlohmann::json meta_json(const TraceStore& tables, const CaptureInfo& info, Coun
             {"config", info.config ? config_to_json(*info.config) : nlohmann::json(nullptr)},
             {"device", device_json(info.device)},
             {"device_why", info.device_why},
+            {"source", info.source},
+            {"samples_per_batch", info.samples_per_batch},
             {"calibration", info.calibration},
             {"window", {{"start", info.window.start}, {"end", info.window.end}}},
             {"metrics", info.metrics},
@@ -218,6 +221,11 @@ Meta meta_from_json(const std::vector<uint8_t>& raw, uint32_t version) {
     }
     info.device = device_from_json(r.object("device"));
     info.device_why = printable(r.text("device_why"));
+    // Since 0.4 (an imported trace's origin and batch size); older files have neither.
+    if (const auto source = j.find("source"); source != j.end() && source->is_string())
+        info.source = printable(source->get<std::string>());
+    if (const auto samples = j.find("samples_per_batch"); samples != j.end() && samples->is_number_integer())
+        info.samples_per_batch = static_cast<int>(std::clamp<int64_t>(samples->get<int64_t>(), 0, 1 << 24));
     info.calibration = r.any("calibration");
     const MetaReader window(r.object("window"));
     info.window = {window.integer("start"), window.integer("end")};

@@ -29,6 +29,11 @@ nlohmann::json metrics_json(const Metrics& m) {
     j["reorder_max"] = m.reorder_max;
     j["pinned_bytes_max"] = m.pinned_bytes_max;
     j["pageable_h2d_fraction"] = m.pageable_h2d_fraction;
+    j["h2d_pageable_bytes"] = m.h2d_pageable_bytes;
+    j["h2d_pinned_bytes"] = m.h2d_pinned_bytes;
+    j["h2d_pageable_gbps"] = m.h2d_pageable_gbps;
+    j["h2d_pinned_gbps"] = m.h2d_pinned_gbps;
+    j["data_wait"] = m.data_wait;
     nlohmann::json latency = nlohmann::json::object();
     for (const StageLatency& l : m.latencies)
         latency[std::string(span_kind_name(l.kind))] = {
