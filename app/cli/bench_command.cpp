@@ -80,6 +80,11 @@ Command add_bench_command(CLI::App& app) {
     auto keep = std::make_shared<bool>(false);
     cmd->add_flag("--keep", *keep, "Keep the captures --captures wrote (to open them in the app)");
     cmd->add_option("--open-capture", *open_capture, "Open a capture and print how long it took")->group("");
+    auto profiler_trace = std::make_shared<double>(0);
+    cmd->add_option("--profiler-trace", *profiler_trace,
+                    "Instead: write a synthetic PyTorch profiler trace of about MB megabytes and open it")
+        ->option_text("MB")
+        ->check(CLI::Range(1.0, 100000.0));
     auto predict = std::make_shared<bool>(false);
     cmd->add_flag("--predict", *predict, "Instead: how many configs a second the predictor evaluates");
     auto deadlines = std::make_shared<bool>(false);
@@ -87,17 +92,18 @@ Command add_bench_command(CLI::App& app) {
         "--deadlines", *deadlines,
         "Instead: how far past its seconds, or stop(), a run ends whose work would take far longer");
     return {
-        cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines] {
+        cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines, profiler_trace] {
             if (*predict) return run_predict_bench(*json);
             if (*deadlines) return run_deadline_bench(*json);
             if (!open_capture->empty()) return open_capture_timed(*open_capture);
-            if (!captures->empty()) {
+            if (*profiler_trace > 0 || !captures->empty()) {
                 std::error_code error;
                 if (!std::filesystem::is_directory(*folder, error) || ::access(folder->c_str(), W_OK) != 0)
                     throw UsageError(
                         fmt::format("--folder {}: cannot write there; name a folder that exists "
                                     "and is writable.",
                                     *folder));
+                if (*profiler_trace > 0) return run_profiler_trace_bench(*profiler_trace, *folder, *keep);
                 return run_capture_bench(*captures, *folder, *keep);
             }
             const std::vector<BenchCase> cases = {

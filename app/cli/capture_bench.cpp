@@ -1,4 +1,5 @@
 #include "app/cli/capture_bench.h"
+#include "app/cli/synthetic_profiler_trace.h"
 
 #include <spawn.h>
 #include <sys/resource.h>
@@ -156,6 +157,30 @@ int run_capture_bench(const std::vector<size_t>& sizes, const std::filesystem::p
     fmt::print(
         "(a million spans are recorded once and repeated end to end, later in time, for bigger captures; "
         "the open is timed in a child process, whose peak resident memory is shown)\n");
+    return kExitOk;
+}
+
+int run_profiler_trace_bench(double megabytes, const std::filesystem::path& folder, bool keep) {
+    const std::filesystem::path file =
+        folder / fmt::format("pinscope-bench-{:.0f}MB.pt.trace.json", megabytes);
+    fmt::print(
+        "profiler trace benchmark: a synthetic torch 2.4+ trace (Python stacks, operators, runtime calls, "
+        "flows, copies, kernels), {} cores\n",
+        std::thread::hardware_concurrency());
+    const TimeNs start = now_ns();
+    const SyntheticTraceStats made =
+        write_synthetic_profiler_trace(file, static_cast<uint64_t>(megabytes * 1e6));
+    fmt::print("  written: {} of JSON, {} events, {} steps, in {:.1f} s\n", format_bytes(double(made.bytes)),
+               format_count(double(made.events)), made.steps, ns_to_s(now_ns() - start));
+    const Opened opened = open_in_child(file);
+    if (!keep) std::filesystem::remove(file);
+    const double peak = double(opened.peak_kib) * 1024;
+    fmt::print("  opened:  {:.2f} s ({:.0f} MB/s), {} spans, peak memory {} ({:.2f} of the JSON's size)\n",
+               opened.seconds, double(made.bytes) / 1e6 / opened.seconds, format_count(double(opened.spans)),
+               format_bytes(peak), peak / double(made.bytes));
+    fmt::print(
+        "(opened in a child process as `pinscope stats` opens it, without the metrics; its peak resident "
+        "memory is shown)\n");
     return kExitOk;
 }
 

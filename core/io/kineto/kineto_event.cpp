@@ -140,14 +140,15 @@ void KinetoEventParser::parse_with(const EventChunk& chunk, SinkFn fn, void* sin
     const auto deliver = [&](const KinetoEvent& e) { fn(sink, e); };
     dom::element root;
     dom::array events;
-    if (impl_->parser.parse(chunk.json.data(), chunk.json.size(), false).get(root) == simdjson::SUCCESS &&
+    if (impl_->parser.parse(chunk.json_size == 0 ? nullptr : chunk.text.data(), chunk.json_size, false)
+                .get(root) == simdjson::SUCCESS &&
         root.get_array().get(events) == simdjson::SUCCESS) {
         for (dom::element element : events) hand_over(element, problems_, deliver);
         return;
     }
     // Some event is not JSON: each on its own, skipping the ones that do not parse.
     for (size_t i = 0; i < chunk.size(); ++i) {
-        const std::string_view text = chunk.json.substr(chunk.offsets[i], chunk.ends[i] - chunk.offsets[i]);
+        const std::string_view text = chunk.json().substr(chunk.offsets[i], chunk.ends[i] - chunk.offsets[i]);
         dom::element element;
         if (impl_->parser.parse(text.data(), text.size(), true).get(element)) {
             ++problems_.malformed;

@@ -1,7 +1,14 @@
 #include "core/io/kineto/profiler_trace_import.h"
 
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -15,6 +22,66 @@
 namespace pinscope {
 
 namespace {
+
+// What the reader thread hands the parsing one: a chunk of events, or a top-level value (key set).
+struct Piece {
+    std::string key;
+    EventChunk chunk;
+    double share = 0;  // of the file read when it was handed over
+};
+
+// A few pieces in flight between the two threads, and the chunks the parser is done with, whose
+// buffers the reader fills again (a 2 MB string allocated afresh each time costs page faults).
+class PieceQueue {
+  public:
+    void push(Piece piece) {
+        std::unique_lock lock(mutex_);
+        room_.wait(lock, [&] { return pieces_.size() < kInFlight || draining_; });
+        if (draining_) return;
+        pieces_.push_back(std::move(piece));
+        ready_.notify_one();
+    }
+    std::optional<Piece> pop() {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !pieces_.empty() || closed_; });
+        if (pieces_.empty()) return std::nullopt;
+        Piece piece = std::move(pieces_.front());
+        pieces_.pop_front();
+        room_.notify_one();
+        return piece;
+    }
+    void close() {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        ready_.notify_all();
+    }
+    // The consumer gave up: pushes return at once from now on.
+    void drain_until_closed() {
+        std::lock_guard lock(mutex_);
+        draining_ = true;
+        pieces_.clear();
+        room_.notify_all();
+    }
+    void give_back(Piece piece) {
+        std::lock_guard lock(mutex_);
+        if (spare_.size() < kInFlight) spare_.push_back(std::move(piece));
+    }
+    Piece recycled() {
+        std::lock_guard lock(mutex_);
+        if (spare_.empty()) return {};
+        Piece piece = std::move(spare_.back());
+        spare_.pop_back();
+        return piece;
+    }
+
+  private:
+    static constexpr size_t kInFlight = 4;
+    std::mutex mutex_;
+    std::condition_variable ready_, room_;
+    std::deque<Piece> pieces_;
+    std::vector<Piece> spare_;
+    bool closed_ = false, draining_ = false;
+};
 
 std::string joined(const std::vector<std::string>& parts) {
     std::string line;
@@ -46,22 +113,64 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
     TraceBytes bytes(path);
     ProfilerTraceBuilder builder;
     KinetoEventParser parser;
-    TraceJsonParts parts;
-    parts.top_level_value = [&](std::string_view key, std::string_view json) {
-        builder.top_level(key, json);
-    };
-    parts.events = [&](const EventChunk& chunk) {
-        parser.parse(chunk, [&](const KinetoEvent& e) { builder.event(e); });
-    };
-    parts.keep_going = [&] { return !progress || progress(0.95 * bytes.share_read()); };
+    // Two threads: this one parses chunks and builds the trace while a reader inflates and splits the
+    // text ahead of it (about a third of the work), a few chunks at most.
+    PieceQueue queue;
+    std::atomic<bool> stop{false};
     SplitOutcome outcome;
+    std::exception_ptr reader_failed;
+    std::thread reader([&] {
+        TraceJsonParts parts;
+        parts.top_level_value = [&](std::string_view key, std::string_view json) {
+            Piece piece;
+            piece.key = key;
+            piece.chunk.text = json;
+            queue.push(std::move(piece));
+        };
+        parts.events = [&](EventChunk& chunk) {
+            Piece piece = queue.recycled();
+            std::swap(piece.chunk, chunk);
+            piece.share = bytes.share_read();
+            queue.push(std::move(piece));
+        };
+        parts.keep_going = [&] { return !stop.load(); };
+        try {
+            outcome = split_trace_json(bytes, parts);
+        } catch (...) {
+            reader_failed = std::current_exception();
+        }
+        queue.close();
+    });
     try {
-        outcome = split_trace_json(bytes, parts);
-    } catch (const CaptureError& e) {
+        while (std::optional<Piece> piece = queue.pop()) {
+            if (stop.load()) continue;  // draining: the reader stops at its next chunk
+            if (!piece->key.empty()) {
+                builder.top_level(piece->key, piece->chunk.text);
+            } else {
+                parser.parse(piece->chunk, [&](const KinetoEvent& e) { builder.event(e); });
+                if (progress && !progress(0.95 * piece->share)) stop = true;
+                queue.give_back(std::move(*piece));
+            }
+        }
+    } catch (const std::exception& e) {
+        // A name table full, memory gone: the reader is stopped before the error leaves.
+        stop = true;
+        queue.drain_until_closed();
+        reader.join();
+        if (dynamic_cast<const std::bad_alloc*>(&e)) throw problem("does not fit in memory");
         throw problem(e.what());
-    } catch (const std::bad_alloc&) {
-        throw problem("does not fit in memory");
     }
+    reader.join();
+    if (reader_failed) {
+        try {
+            std::rethrow_exception(reader_failed);
+        } catch (const CaptureError& e) {
+            throw problem(e.what());
+        } catch (const std::bad_alloc&) {
+            throw problem("does not fit in memory");
+        }
+    }
+    if (stop.load()) outcome.cancelled = true;
     if (outcome.cancelled) throw problem("opening was cancelled");
     std::vector<std::string> notes;
     const std::string cut = !bytes.problem().empty() ? bytes.problem()

@@ -19,17 +19,20 @@
 
 namespace pinscope {
 
-// A run of whole events: `json` is "[ev,ev,...]" followed by at least 64 bytes of padding (simdjson's),
-// and event i is json.substr(offsets[i], ends[i] - offsets[i]).
+// A run of whole events: `text` is "[ev,ev,...]" (json_size bytes) followed by at least 64 bytes of
+// padding (simdjson's), and event i is json().substr(offsets[i], ends[i] - offsets[i]).
 struct EventChunk {
-    std::string_view json;
+    std::string text;
+    size_t json_size = 0;
     std::vector<uint32_t> offsets, ends;
+    std::string_view json() const { return {text.data(), json_size}; }
     size_t size() const { return offsets.size(); }
 };
 
 struct TraceJsonParts {
     std::function<void(std::string_view key, std::string_view value_json)> top_level_value;
-    std::function<void(const EventChunk&)> events;
+    // May take the chunk's contents (swap them with another chunk's, whose capacity is then reused).
+    std::function<void(EventChunk&)> events;
     std::function<bool()> keep_going;  // asked between chunks: false cancels (split_trace_json returns)
 };
 
