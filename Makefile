@@ -3,8 +3,8 @@
 #   make test   checks the layout (clang-format), then builds and runs every test: in Release those that
 #               need an optimised build (speeds, the app under Xvfb), then all the others under
 #               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
-#               trace tests, then a minute of libFuzzer on each file reader (capture, config, calibration,
-#               lesson, preset, font, image; clang), two at a time on two cores
+#               trace tests, then 50 s of libFuzzer on each file reader (capture, config, calibration,
+#               lesson, preset, font, image, PyTorch profiler trace; clang), two at a time on two cores
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -81,8 +81,8 @@ test-tsan: deps
 # out-of-memory fails. libFuzzer needs clang. Every file format the program reads has one: captures,
 # configs, calibrations, lessons, presets, images, and fonts (whose seed, DejaVu Sans from
 # fonts-dejavu-core, is copied from the system).
-FUZZERS = capture config calibration lesson preset font image
-FUZZ_SECONDS ?= 60
+FUZZERS = capture config calibration lesson preset font image profiler_trace
+FUZZ_SECONDS ?= 50
 FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 test-fuzz: deps
 	@echo "== $@ starts at $$(date +%T)"

@@ -1,5 +1,6 @@
 #include "core/io/kineto/trace_json_splitter.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -14,6 +15,7 @@ namespace {
 
 constexpr size_t kNotYet = static_cast<size_t>(-1);  // the value runs past the bytes read so far
 constexpr size_t kFirstBuffer = 8u << 20;
+constexpr size_t kSmallestBuffer = 64u << 10;
 // No single value (an event, deviceProperties) of a real trace comes near this; a file that has one is
 // refused rather than read into memory whole.
 constexpr size_t kLargestValue = 256u << 20;
@@ -89,7 +91,10 @@ size_t compound_length(const char* p, size_t n) {
 class Splitter {
   public:
     Splitter(TraceBytes& bytes, const TraceJsonParts& parts) : bytes_(bytes), parts_(parts) {
-        buffer_.resize(kFirstBuffer);
+        // A small file gets a small buffer (it grows on demand): a megabyte trace need not touch 8 MB.
+        const uint64_t expected = bytes.gzipped() ? bytes.file_bytes() * 8 : bytes.file_bytes();
+        buffer_.resize(
+            static_cast<size_t>(std::clamp<uint64_t>(expected + 1, kSmallestBuffer, kFirstBuffer)));
     }
 
     SplitOutcome run() {
@@ -159,7 +164,9 @@ class Splitter {
             } else if (p[0] == '{' || p[0] == '[') {
                 length = compound_length(p, n);
             } else {
-                size_t i = 0;
+                // A number or a literal; a stray '}' or ']' where a value belongs is one byte of junk,
+                // consumed so that the scan always moves on.
+                size_t i = 1;
                 while (i < n && !is_space(p[i]) && p[i] != ',' && p[i] != '}' && p[i] != ']') ++i;
                 if (i < n || ended_) length = i;
             }
