@@ -29,6 +29,16 @@ nlohmann::json report_json(const RunReport& r) {
                         {"writer_version", r.capture->writer_version},
                         {"spans", r.capture->spans},
                         {"file_bytes", r.capture->file_bytes}};
+    if (r.capture && !r.capture->source.empty()) {
+        const ProfilerSteps& steps = r.capture->steps;
+        j["capture"]["source"] = r.capture->source;
+        j["capture"]["import_note"] = r.capture->import_note;
+        j["capture"]["samples_per_batch"] = r.capture->samples_per_batch;
+        j["steps"] = {{"count", steps.steps.size()},
+                      {"steps_per_s", steps.steps_per_s},
+                      {"mean_step_ms", steps.mean_step_ms},
+                      {"data_wait_share", steps.data_wait_share}};
+    }
     if (r.capture && r.capture->range_s)
         j["capture"]["range"] = {{"from_s", r.capture->range_s->first},
                                  {"to_s", r.capture->range_s->second},
@@ -143,7 +153,11 @@ void print_report(std::ostream& out, const RunReport& r) {
         print_config(r.status.config, row);
     }
     if (imported) {
-        fmt::print(out, "metrics over the whole trace, {:.3f} s\n", m.seconds);
+        if (r.capture->steps.steps.empty())
+            fmt::print(out, "metrics over the whole trace, {:.3f} s\n", m.seconds);
+        else
+            fmt::print(out, "metrics over its {} profiler steps, {:.3f} s\n", r.capture->steps.steps.size(),
+                       m.seconds);
         print_trace_figures(m, *r.capture, row);
     } else {
         fmt::print(out, "metrics over {:.2f} s from the first batch ({} {:.2f} s)\n", m.seconds,

@@ -55,6 +55,8 @@ std::string format_share(double fraction) {
 }
 
 std::string link_peak_label(double h2d_peak_gbps) {
+    // An imported trace does not say what its link can do: 0 is "not known", never a peak of 0.
+    if (!(h2d_peak_gbps > 0)) return "link peak not known";
     return "pinned H2D peak " + format_gbps(h2d_peak_gbps);
 }
 

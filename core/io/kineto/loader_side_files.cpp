@@ -189,13 +189,19 @@ Alignment align(ProfilerTraceBuilder& builder, const LoaderProcess& main,
         deltas.push_back(waits[nearest(w->t0 + a.offset)].start - (w->t0 + a.offset));
     std::nth_element(deltas.begin(), deltas.begin() + static_cast<long>(deltas.size() / 2), deltas.end());
     a.offset += deltas[deltas.size() / 2];
+    // One side wait per trace wait, the nearest, and only a close one: the wrapper's wait starts a few
+    // microseconds before the profiler's annotation inside it, while the next batch's is a step away.
+    constexpr int64_t kCloseNs = 2'000'000;
+    std::map<size_t, std::pair<int64_t, const LoaderRecord*>> best;  // trace wait -> (|delta|, side wait)
     for (const LoaderRecord* w : side_waits) {
         const size_t k = nearest(w->t0 + a.offset);
-        // Only a wait the trace recorded: one outside its steps has no batch there.
-        if (std::llabs(waits[k].start - (w->t0 + a.offset)) <=
-            std::max<int64_t>(waits[k].end - waits[k].start, 1'000'000))
-            a.batch_of[{w->epoch, w->batch}] = static_cast<int64_t>(k);
+        const int64_t delta = std::llabs(waits[k].start - (w->t0 + a.offset));
+        if (delta > kCloseNs) continue;
+        auto [at, added] = best.try_emplace(k, delta, w);
+        if (!added && delta < at->second.first) at->second = {delta, w};
     }
+    for (const auto& [k, match] : best)
+        a.batch_of[{match.second->epoch, match.second->batch}] = static_cast<int64_t>(k);
     return a;
 }
 

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/analysis/profiler_steps.h"
 #include "core/io/kineto/kineto_event.h"
 #include "core/io/kineto/loader_side_files.h"
 #include "core/io/kineto/profiler_trace_builder.h"
@@ -224,6 +225,10 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
         notes.push_back(
             "it has no GPU events (recorded without CUDA activity): copy and kernel figures are empty");
     if (!builder.rank_note().empty()) source += " (" + builder.rank_note() + ")";
+    // The metrics' window: the profiler's steps where it marked them (what a user's steps/s is of), else
+    // the whole trace. Warm-up before the first step and the export's tail after the last stay out.
+    const ProfilerSteps steps = profiler_steps(capture.store);
+    if (!steps.steps.empty()) capture.info.window = {steps.steps.front().start, steps.steps.back().end};
     capture.info.source = source;
     capture.info.samples_per_batch = batch_size;
     capture.info.import_note = joined(notes);
