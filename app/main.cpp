@@ -15,6 +15,7 @@
 #include "app/cli/info_command.h"
 #include "app/cli/lesson_command.h"
 #include "app/cli/predict_command.h"
+#include "app/cli/replay_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/stats_command.h"
 #include "app/cli/stop_signals.h"
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
                                      add_export_command(app), add_bench_command(app), add_info_command(app),
                                      add_lesson_command(app)};
     commands.push_back(add_advise_command(app));
+    commands.push_back(add_replay_command(app));
     commands.push_back(add_sweep_command(app));
     commands.push_back(add_predict_command(app));
     add_platform_commands(app, commands);

@@ -330,8 +330,10 @@ TEST_CASE("files that are not captures, or are from a newer pinscope, say what t
         load_capture(path);
         FAIL("a config opened as a capture");
     } catch (const CaptureError& e) {
-        CHECK(std::string(e.what()) ==
-              path.string() + ": not a pinscope capture (it does not start with \"PINSCOPE\")");
+        // JSON is offered to the profiler-trace importer, which says what it is not.
+        CHECK(std::string(e.what()) == path.string() +
+                                           ": is not a pinscope capture, nor a PyTorch profiler trace (it is "
+                                           "JSON without \"traceEvents\")");
     }
     std::string newer = capture_bytes(varied_store(), varied_info());
     CHECK(load_bytes(newer).store.span_count() > 0);

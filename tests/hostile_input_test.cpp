@@ -101,6 +101,11 @@ struct Fixtures {
         newer[8] = 99;
         write(dir / "newer.pinscope", newer);
         write(dir / "config.pinscope", R"({"num_workers": 2})");
+        // Profiler traces a stranger may bring (the importer's own cases: tests/profiler_import_test.cpp).
+        write(dir / "foreign.json", R"({"name": "package.json", "dependencies": {}})");
+        write(dir / "no-events.json", R"({"traceEvents": []})");
+        write(dir / "cut-early.json", R"({"traceEvents": [{"ph": "X", "name": "aten::add", "ts": 1)");
+        write(dir / "not-gzip.json.gz", std::string("\x1f\x8b\x08\x00garbage that does not inflate", 34));
         Capture capture = load_capture(dir / "good.pinscope");
         CaptureInfo bad = capture.info;
         bad.config->num_workers = -5;
@@ -257,6 +262,11 @@ TEST_CASE("hostile captures: missing, empty, foreign, cut short, damaged, newer 
         {{"advise", "{dir}/newer.pinscope"}, 2, "newer pinscope"},
         {{"{dir}/picture.pinscope"}, 2, "not a pinscope capture"},
         {{"gui", "--open", "{dir}/picture.pinscope"}, 2, "--open"},
+        {{"stats", "{dir}/foreign.json"}, 2, "nor a PyTorch profiler trace"},
+        {{"stats", "{dir}/no-events.json"}, 2, "no events pinscope can show"},
+        {{"stats", "{dir}/cut-early.json"}, 2, "truncated"},
+        {{"advise", "{dir}/not-gzip.json.gz"}, 2, "gzip stream is corrupt"},
+        {{"replay", "{dir}/foreign.json"}, 2, "nor a PyTorch profiler trace"},
     });
 }
 

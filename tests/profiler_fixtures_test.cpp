@@ -14,8 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/intervals.h"
+#include "core/config/validate.h"
 #include "core/io/capture.h"
 #include "core/io/kineto/profiler_trace_import.h"
+#include "core/lab/trace_replay.h"
 #include "tests/run_binary.h"
 
 namespace pinscope {
@@ -202,6 +204,39 @@ TEST_CASE(
             CHECK(stats["steps"]["data_wait_share"].get<double>() > 0.5);
         else
             CHECK(stats["steps"]["data_wait_share"].get<double>() < 0.05);
+    }
+}
+
+}  // namespace pinscope
+
+namespace pinscope {
+
+TEST_CASE(
+    "the lab's model of each H200 fixture reads its settings and costs from the trace and its side files") {
+    for (const std::string& run : kRuns) {
+        CAPTURE(run);
+        const TraceModel model = model_of_trace(import_profiler_trace(kFixtures / run / "trace.json.gz"));
+        const PipelineConfig& c = model.config;
+        CHECK(model.steps == 24);
+        CHECK(c.batch_size == kBatchSize);
+        CHECK(c.num_workers == (run.find("w4") != std::string::npos ? 4 : 0));
+        CHECK(c.pin_memory == (run.find("pinned") != std::string::npos));
+        if (c.pin_memory) CHECK(c.non_blocking);  // record_fixture.py copies pinned batches non_blocking
+        CHECK(c.sample_shape == SampleShape{{3, 64, 64}});  // 32 x 3x64x64 float32 and 32 int64 labels
+        CHECK(c.streams == 1);
+        // record_fixture.py spends 2 ms of CPU per sample for input runs, 0.5 ms for the GPU-bound one;
+        // the fetch around it costs a little more.
+        const double spent = run.starts_with("input") ? 2000 : 500;
+        CHECK(c.decode_us >= spent);
+        CHECK(c.decode_us <= spent * 1.25);
+        // Five 16384^2 bf16 products a step run for tens of milliseconds; the tiny model's kernels for
+        // well under one.
+        if (run.starts_with("gpu"))
+            CHECK(c.kernel_us > 30'000);
+        else
+            CHECK(c.kernel_us < 1'000);
+        CHECK(validate(c).ok());
+        for (const InferredKnob& knob : model.knobs) CHECK(!knob.from.empty());
     }
 }
 

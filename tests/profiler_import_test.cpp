@@ -255,7 +255,7 @@ TEST_CASE("a broken or foreign file is refused in one line, a partly usable one 
         return std::string();
     };
     CHECK(refused("foreign.json", R"({"name": "package.json", "version": "1.0"})")
-              .find("not a PyTorch profiler trace") != std::string::npos);
+              .find("nor a PyTorch profiler trace") != std::string::npos);
     CHECK(refused("no-events.json", R"({"traceEvents": []})").find("no events pinscope can show") !=
           std::string::npos);
     CHECK(refused("only-metadata.json", R"({"traceEvents": [{"ph": "M", "name": "process_name", "pid": 1}]})")

@@ -52,6 +52,7 @@ struct PipelineConfig {
     int64_t straggler_every = 0;  // 0: no stragglers
     double straggler_factor = 10;
     double kernel_us = 1000;
+    double step_host_us = 0;  // the train loop's own host work per step (a replayed trace's Python)
     int64_t d2h_bytes = 4096;
     int64_t fail_at_sample = -1;
 

@@ -90,6 +90,9 @@ struct CaptureInfo {
     std::string source;
     // Samples per batch where no config says it (an import whose loader side files do); 0: unknown.
     int samples_per_batch = 0;
+    // The DataLoader's settings as the loader's side files wrote them (num_workers, pin_memory,
+    // prefetch_factor...); null when the import had none. Kept in the capture.
+    nlohmann::json loader = nullptr;
     // Set on importing: one line saying what was skipped or could not be read; "" when nothing was.
     std::string import_note;
 };

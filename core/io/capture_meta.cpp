@@ -175,6 +175,7 @@ nlohmann::json meta_json(const TraceStore& tables, const CaptureInfo& info, Coun
             {"device_why", info.device_why},
             {"source", info.source},
             {"samples_per_batch", info.samples_per_batch},
+            {"loader", info.loader},
             {"calibration", info.calibration},
             {"window", {{"start", info.window.start}, {"end", info.window.end}}},
             {"metrics", info.metrics},
@@ -224,6 +225,7 @@ Meta meta_from_json(const std::vector<uint8_t>& raw, uint32_t version) {
     // Since 0.4 (an imported trace's origin and batch size); older files have neither.
     if (const auto source = j.find("source"); source != j.end() && source->is_string())
         info.source = printable(source->get<std::string>());
+    if (const auto loader = j.find("loader"); loader != j.end() && loader->is_object()) info.loader = *loader;
     if (const auto samples = j.find("samples_per_batch"); samples != j.end() && samples->is_number_integer())
         info.samples_per_batch = static_cast<int>(std::clamp<int64_t>(samples->get<int64_t>(), 0, 1 << 24));
     info.calibration = r.any("calibration");

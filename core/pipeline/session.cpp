@@ -256,6 +256,9 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         std::optional<LoadedBatch> batch = loader.next();
         if (!batch) break;  // interrupted: stop or reconfigure
         train.submit(std::move(*batch));
+        // The rest of a real step on the host (the model's Python, its launches, the optimizer): the
+        // next batch is asked for only after it, as a train loop's next() comes after its step.
+        if (config.step_host_us > 0) spend_cpu_us(config.step_host_us * config.slow_motion, stop_requested_);
         ++batches_;
     }
     next_batch_id_ += loader.dispatched();

@@ -99,6 +99,7 @@ LoaderProcess parse_loader_side_file(std::string_view text) {
     p.num_workers =
         static_cast<int>(std::clamp<int64_t>(integer_or(member(loader, "num_workers"), -1), -1, 1 << 16));
     p.pin_memory = member(loader, "pin_memory") == true;
+    if (loader.is_object()) p.loader_json = loader.dump();
     size_t at = first_end == std::string_view::npos ? text.size() : first_end + 1;
     while (at < text.size()) {
         const size_t end = std::min(text.find('\n', at), text.size());
@@ -208,7 +209,7 @@ Alignment align(ProfilerTraceBuilder& builder, const LoaderProcess& main,
 }  // namespace
 
 std::vector<std::string> merge_loader_runs(ProfilerTraceBuilder& builder, const std::vector<LoaderRun>& runs,
-                                           int& batch_size, int& merged_runs) {
+                                           int& batch_size, int& merged_runs, std::string& loader_json) {
     std::vector<std::string> problems;
     batch_size = 0;
     merged_runs = 0;
@@ -237,6 +238,7 @@ std::vector<std::string> merge_loader_runs(ProfilerTraceBuilder& builder, const 
         constexpr TimeNs kMargin = 10 * kNsPerS;
         const TimeNs earliest = builder.first_time() - kMargin, latest = builder.last_time() + kMargin;
         if (batch_size == 0) batch_size = main->batch_size;
+        if (loader_json.empty()) loader_json = main->loader_json;
         const auto batch_of = [&](const LoaderRecord& r) -> int64_t {
             const auto at = alignment.batch_of.find({r.epoch, r.batch});
             return at == alignment.batch_of.end() ? kNoBatch : at->second;

@@ -28,6 +28,7 @@ struct LoaderProcess {
     int64_t wall_minus_monotonic = 0;      // from the header's clock pair
     int batch_size = 0, num_workers = -1;  // from the main process's "loader"; 0 / -1 when not said
     bool pin_memory = false;
+    std::string loader_json;  // the main process's "loader" object as written ("" when none)
     std::vector<LoaderRecord> records;
     uint64_t bad_lines = 0;  // lines that are not records (a process killed mid-write leaves one)
 };
@@ -54,8 +55,8 @@ std::filesystem::path default_loader_dir(const std::filesystem::path& trace);
 // Adds the runs that overlap the trace to `builder` (before its finish()): worker lanes with fetch and
 // collate spans, the pin thread's pins, fetches on the train loop with num_workers=0. Returns a line
 // for each run that could not be placed (no clock to align it by), and sets `batch_size` from the
-// first run merged (0 when none says).
+// first run merged (0 when none says) and `loader_json` from its header.
 std::vector<std::string> merge_loader_runs(ProfilerTraceBuilder& builder, const std::vector<LoaderRun>& runs,
-                                           int& batch_size, int& merged_runs);
+                                           int& batch_size, int& merged_runs, std::string& loader_json);
 
 }  // namespace pinscope

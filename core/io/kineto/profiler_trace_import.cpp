@@ -166,7 +166,8 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
         try {
             std::rethrow_exception(reader_failed);
         } catch (const CaptureError& e) {
-            throw problem(e.what());
+            // A gzip stream that would not inflate left no text: that, not the missing JSON, is the news.
+            throw problem(bytes.problem().empty() ? std::string(e.what()) : bytes.problem());
         } catch (const std::bad_alloc&) {
             throw problem("does not fit in memory");
         }
@@ -179,7 +180,8 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
                                                      : outcome.problem;
     if (!outcome.found_events) {
         if (!cut.empty()) throw problem(cut);
-        throw problem("is JSON, but not a PyTorch profiler trace (it has no \"traceEvents\")");
+        throw problem(
+            "is not a pinscope capture, nor a PyTorch profiler trace (it is JSON without \"traceEvents\")");
     }
     if (!builder.has_events()) {
         if (!cut.empty()) throw problem(fmt::format("{}, before any event that can be shown", cut));
@@ -204,10 +206,11 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
     if (options.loader_dir && !std::filesystem::is_directory(dir, error))
         throw problem(fmt::format("the loader side-file folder {} does not exist", dir.string()));
     int batch_size = 0, merged = 0;
+    std::string loader_json;
     if (std::filesystem::is_directory(dir, error)) {
         LoaderFiles files = read_loader_side_files(dir);
         for (const std::string& p : files.problems) notes.push_back(p);
-        for (const std::string& p : merge_loader_runs(builder, files.runs, batch_size, merged))
+        for (const std::string& p : merge_loader_runs(builder, files.runs, batch_size, merged, loader_json))
             notes.push_back(p);
         if (merged > 0)
             source += merged == 1 ? " + loader side files" : fmt::format(" + {} loader runs", merged);
@@ -231,6 +234,8 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
     if (!steps.steps.empty()) capture.info.window = {steps.steps.front().start, steps.steps.back().end};
     capture.info.source = source;
     capture.info.samples_per_batch = batch_size;
+    if (!loader_json.empty()) capture.info.loader = nlohmann::json::parse(loader_json, nullptr, false);
+    if (capture.info.loader.is_discarded()) capture.info.loader = nullptr;
     capture.info.import_note = joined(notes);
     capture.path = path;
     std::error_code size_error;

@@ -111,7 +111,7 @@ class Splitter {
             ++begin_;
             object();
         } else {
-            throw CaptureError("is neither a pinscope capture nor a PyTorch profiler trace (JSON)");
+            throw CaptureError("is not a pinscope capture, nor a PyTorch profiler trace (JSON)");
         }
         return outcome_;
     }
