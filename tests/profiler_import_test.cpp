@@ -307,17 +307,22 @@ TEST_CASE(
     REQUIRE(w);
     CHECK(w->origin == LaneOrigin{201, 201});
     CHECK(w->name == "worker 0");
-    int fetches[2] = {0, 0}, collates = 0;
+    int fetches[2] = {0, 0}, builds = 0, collates = 0;
     for (const Span& span : c.store.spans(w->id)) {
-        if (span.kind == SpanKind::fetch) {
+        if (c.store.category_name(span.kind) == "dataset") {
             REQUIRE(span.batch >= 0);
             REQUIRE(span.batch < 2);
             ++fetches[span.batch];
+        } else if (span.kind == SpanKind::fetch) {
+            CHECK(span.depth == 0);  // a batch's build holds its samples' fetches and its collate
+            ++builds;
         } else {
             CHECK(c.store.category_name(span.kind) == "collate");
+            CHECK(span.depth == 1);
             ++collates;
         }
     }
+    CHECK(builds == 2);
     CHECK(fetches[0] == 4);
     CHECK(fetches[1] == 4);
     CHECK(collates == 2);

@@ -1,5 +1,6 @@
 #include "app/cli/advice_report.h"
 
+#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,6 +19,33 @@ std::string fix_knobs(const nlohmann::json& fix) {
         text += fmt::format("{}{}={}", text.empty() ? "" : " ", key,
                             value.is_string() ? value.get<std::string>() : value.dump());
     return text;
+}
+
+// Python's spelling of booleans in a knob=value text: pin_memory=True.
+std::string pythonic(std::string text) {
+    for (const auto& [from, to] : {std::pair{"=true", "=True"}, std::pair{"=false", "=False"}})
+        for (size_t at; (at = text.find(from)) != std::string::npos;) text.replace(at, std::strlen(from), to);
+    return text;
+}
+
+// A fix as the DataLoader arguments (and the .to() call) a user changes; knobs PyTorch has no argument for
+// (streams, chunks, pin_mode) are named as pinscope's.
+std::string dataloader_fix(const nlohmann::json& fix) {
+    std::string loader, other;
+    for (const auto& [key, value] : fix.items()) {
+        const std::string v =
+            pythonic("=" + (value.is_string() ? value.get<std::string>() : value.dump())).substr(1);
+        if (key == "num_workers" || key == "pin_memory" || key == "prefetch_factor" || key == "batch_size" ||
+            key == "persistent_workers" || key == "in_order")
+            loader += fmt::format("{}{}={}", loader.empty() ? "" : ", ", key, v);
+        else if (key == "non_blocking")
+            other += fmt::format("{}batch.to(device, non_blocking={})", other.empty() ? "" : "; ", v);
+        else
+            other += fmt::format("{}{}={} (pinscope's knob; no DataLoader argument)",
+                                 other.empty() ? "" : "; ", key, v);
+    }
+    if (!loader.empty()) loader = "DataLoader(..., " + loader + ")";
+    return loader + (!loader.empty() && !other.empty() ? "; " : "") + other;
 }
 
 std::string where(const SpanRef& ref, const TraceStore& store, TimeNs origin) {
@@ -40,7 +68,10 @@ AdviceContext cli_advice_context(const PipelineConfig& config, MetricsWindow win
     return ctx;
 }
 
-void print_advice(std::ostream& out, const Advice& advice, const TraceStore& store) {
+void print_advice(std::ostream& out, const Advice& advice, const TraceStore& store, FixWords words) {
+    const auto said = [&](const std::string& text) {
+        return words == FixWords::options ? cli_words(text) : pythonic(text);
+    };
     fmt::print(out, "\nadvice\n  {}\n", advice.verdict_line);
     if (advice.findings.empty()) {
         fmt::print(out, "  No findings: nothing in this trace costs 5% of the time or more.\n");
@@ -50,10 +81,12 @@ void print_advice(std::ostream& out, const Advice& advice, const TraceStore& sto
     for (size_t i = 0; i < advice.findings.size(); ++i) {
         const Finding& f = advice.findings[i];
         fmt::print(out, "\n  {}. {} [{}] (costs {})\n", i + 1, f.title, f.rule_id, format_share(f.cost));
-        fmt::print(out, "     {}\n", cli_words(f.explanation));
+        fmt::print(out, "     {}\n", said(f.explanation));
         for (const SpanRef& ref : f.evidence) fmt::print(out, "     - {}\n", where(ref, store, origin));
-        if (!f.fix.empty()) fmt::print(out, "     fix: {}\n", cli_words(fix_knobs(f.fix)));
-        fmt::print(out, "     {} ({} should {})\n", cli_words(f.fix_text), f.metric, direction_key(f.should));
+        if (!f.fix.empty())
+            fmt::print(out, "     fix: {}\n",
+                       words == FixWords::options ? cli_words(fix_knobs(f.fix)) : dataloader_fix(f.fix));
+        fmt::print(out, "     {} ({} should {})\n", said(f.fix_text), f.metric, direction_key(f.should));
     }
 }
 

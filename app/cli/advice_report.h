@@ -12,6 +12,10 @@ AdviceContext cli_advice_context(const PipelineConfig& config, MetricsWindow win
 
 // The verdict, then each finding: its title and cost, why, where to look (lanes named from `store`),
 // and the fix as knobs and in words.
-void print_advice(std::ostream& out, const Advice& advice, const TraceStore& store);
+// How fixes are spelled: as pinscope's options (--num-workers 2), or, for an imported PyTorch trace, as
+// the DataLoader arguments a user changes (num_workers=2, pin_memory=True).
+enum class FixWords { options, dataloader };
+void print_advice(std::ostream& out, const Advice& advice, const TraceStore& store,
+                  FixWords words = FixWords::options);
 
 }  // namespace pinscope

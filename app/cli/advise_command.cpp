@@ -11,8 +11,22 @@
 #include "app/cli/cli_words.h"
 #include "app/cli/usage_error.h"
 #include "core/io/advice_json.h"
+#include "core/lab/trace_replay.h"
 
 namespace pinscope {
+
+namespace {
+
+// The DataLoader arguments the lab's model of a trace holds, as a user writes them.
+std::string loader_arguments(const PipelineConfig& c) {
+    return fmt::format(
+        "num_workers={}, pin_memory={}, prefetch_factor={}, batch_size={}, .to(non_blocking={})",
+        c.num_workers, c.pin_memory ? "True" : "False",
+        c.num_workers > 0 ? std::to_string(c.effective_prefetch_factor()) : "None", c.batch_size,
+        c.non_blocking ? "True" : "False");
+}
+
+}  // namespace
 
 Command add_advise_command(CLI::App& app) {
     CLI::App* cmd =
@@ -22,11 +36,13 @@ Command add_advise_command(CLI::App& app) {
     auto cores = std::make_shared<unsigned>(std::max(1u, std::thread::hardware_concurrency()));
     cmd->add_option("file", *file, "The capture")->required()->option_text("FILE");
     cmd->add_flag("--json", *json, "Print the advice as one JSON object");
+    auto cores_given = std::make_shared<std::string>();
     cmd->add_option("--cores", *cores,
                     "The cores of the host that recorded it (a capture does not say); default: this one's")
         ->check(CLI::Range(1u, 4096u))
-        ->option_text("N");
-    return {cmd, [file, json, cores] {
+        ->option_text("N")
+        ->each([cores_given](const std::string& v) { *cores_given = v; });
+    return {cmd, [file, json, cores, cores_given] {
                 const Capture capture = open_capture_for_cli(*file, ConfigWarning::leave_to_caller);
                 // Findings and fixes are about the config the run had: one that would not run says nothing.
                 if (!capture.info.config_problem.empty())
@@ -35,12 +51,20 @@ Command add_advise_command(CLI::App& app) {
                                     "advisor can say of it; record the run again.",
                                     *file, cli_words(capture.info.config_problem)));
                 const Metrics metrics = capture_metrics(capture);
-                if (!capture.info.config)
+                // An imported profiler trace is advised on through the lab's model of it: the fixes are
+                // then changes to the DataLoader's arguments (num_workers, pin_memory, ...).
+                std::optional<TraceModel> model;
+                if (!capture.info.config && !capture.info.source.empty()) try {
+                        model = model_of_trace(capture);
+                    } catch (const std::invalid_argument& e) {
+                        throw UsageError(fmt::format("{}: {}", *file, e.what()));
+                    }
+                if (!capture.info.config && !model)
                     throw UsageError(fmt::format(
                         "{}: it records no pipeline config (a trace pinscope did not run), and the "
                         "advisor's fixes are changes to one; `pinscope stats {}` gives its metrics.",
                         *file, *file));
-                const PipelineConfig& config = *capture.info.config;
+                const PipelineConfig& config = model ? model->config : *capture.info.config;
                 AdviceContext ctx;
                 ctx.window = capture.info.window;
                 ctx.cores = *cores;
@@ -50,9 +74,20 @@ Command add_advise_command(CLI::App& app) {
                 if (*json) {
                     std::cout << advice_json(advice).dump() << std::endl;
                 } else {
-                    fmt::print("capture {}: {} on {}\n", capture.path.string(), capture.info.created,
-                               capture.info.device.name);
-                    print_advice(std::cout, advice, capture.store);
+                    if (model)
+                        fmt::print("trace {}: {} on {}; the DataLoader as the trace shows it: {}\n",
+                                   capture.path.string(), capture.info.source, capture.info.device.name,
+                                   loader_arguments(model->config));
+                    else
+                        fmt::print("capture {}: {} on {}\n", capture.path.string(), capture.info.created,
+                                   capture.info.device.name);
+                    if (model && cores_given->empty())
+                        fmt::print(
+                            "(the advisor counts {} cores, this machine's: a trace does not say its host's; "
+                            "pass --cores N for the recording host's)\n",
+                            *cores);
+                    print_advice(std::cout, advice, capture.store,
+                                 model ? FixWords::dataloader : FixWords::options);
                 }
                 return kExitOk;
             }};

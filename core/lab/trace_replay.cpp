@@ -10,6 +10,7 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/profiler_steps.h"
+#include "core/io/kineto/loader_side_files.h"
 
 namespace pinscope {
 
@@ -128,7 +129,8 @@ TraceModel model_of_trace(const Capture& capture) {
     std::vector<double> fetch_us;
     for (const LaneInfo& lane : store.lanes())
         for (const Span& span : store.spans(lane.id))
-            if (span.kind == SpanKind::fetch) fetch_us.push_back(static_cast<double>(span.duration()) / 1e3);
+            if (store.category_name(span.kind) == kSampleCategory)
+                fetch_us.push_back(static_cast<double>(span.duration()) / 1e3);
     if (!fetch_us.empty()) {
         c.decode_us = std::round(median(fetch_us));
         note("decode_us", fmt::format("{:.0f}", c.decode_us),

@@ -264,6 +264,27 @@ std::vector<std::string> merge_loader_runs(ProfilerTraceBuilder& builder, const 
             const std::string process_name =
                 worker ? fmt::format("DataLoader worker {}", process->worker_id) : "python";
             const LaneRole role = worker ? LaneRole::worker : LaneRole::main;
+            // Each batch's build, as pinscope's own fetch spans are: from its first sample's fetch to
+            // the end of its collate, holding both.
+            std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>>
+                builds;  // (epoch, batch) -> times
+            for (const LoaderRecord& r : process->records) {
+                if (r.kind != LoaderRecord::Kind::fetch && r.kind != LoaderRecord::Kind::collate) continue;
+                if (r.batch < 0) continue;
+                auto [at, added] = builds.try_emplace({r.epoch, r.batch}, r.t0, r.t1);
+                if (!added)
+                    at->second = {std::min(at->second.first, r.t0), std::max(at->second.second, r.t1)};
+            }
+            for (const auto& [key, times] : builds) {
+                LoaderRecord r;
+                r.epoch = key.first;
+                r.batch = key.second;
+                Span span{times.first + alignment.offset, times.second + alignment.offset, batch_of(r)};
+                if (span.end < earliest || span.start > latest) continue;
+                span.kind = SpanKind::fetch;
+                builder.add_host_span(pid, tid, role, index, lane_name, process_name, span,
+                                      fmt::format("batch {} of epoch {}", key.second, key.first));
+            }
             for (const LoaderRecord& r : process->records) {
                 Span span{r.t0 + alignment.offset, r.t1 + alignment.offset, batch_of(r)};
                 // Records long before or after the trace (a loader that ran on after the profiler
@@ -271,7 +292,8 @@ std::vector<std::string> merge_loader_runs(ProfilerTraceBuilder& builder, const 
                 if (span.end < earliest || span.start > latest) continue;
                 switch (r.kind) {
                     case LoaderRecord::Kind::fetch:
-                        span.kind = SpanKind::fetch;
+                        // One sample: pinscope's fetch span is a whole batch's build (added below).
+                        span.kind = builder.category(kSampleCategory);
                         builder.add_host_span(
                             pid, tid, role, index, lane_name, process_name, span,
                             r.value >= 0 ? fmt::format("dataset[{}]", r.value) : "next(dataset)");

@@ -12,6 +12,10 @@ namespace pinscope {
 
 class ProfilerTraceBuilder;
 
+// The category of one sample's fetch (dataset[i]) on a loader's lane; the batch it belongs to is a fetch
+// span around it, as pinscope's own are.
+inline constexpr std::string_view kSampleCategory = "dataset";
+
 struct LoaderRecord {
     enum class Kind : uint8_t { fetch, collate, pin, wait, epoch };
     Kind kind = Kind::fetch;
