@@ -26,9 +26,13 @@ int print_capture_stats(const std::filesystem::path& file, const std::string& wh
 }
 
 Command add_open_command(CLI::App& app) {
-    CLI::App* cmd = app.add_subcommand("open", "Open a capture (.pinscope) in the desktop app");
+    CLI::App* cmd = app.add_subcommand(
+        "open",
+        "Open a capture (.pinscope) or a PyTorch profiler trace (.json, .json.gz) in the desktop app");
     auto file = std::make_shared<std::string>();
-    cmd->add_option("file", *file, "The capture")->required()->option_text("FILE");
+    cmd->add_option("file", *file, "The capture, or a PyTorch profiler trace (.json, .json.gz)")
+        ->required()
+        ->option_text("FILE");
     return {cmd, [file] { return open_capture(*file); }};
 }
 

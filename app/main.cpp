@@ -57,7 +57,9 @@ int main(int argc, char** argv) {
     add_platform_commands(app, commands);
     for (Command& c : commands) c.parser->option_defaults()->always_capture_default();
     std::string capture_file;
-    app.add_option("capture", capture_file, "A capture (.pinscope) to open")->option_text("FILE");
+    app.add_option("capture", capture_file,
+                   "A capture (.pinscope) or a PyTorch profiler trace (.json, .json.gz) to open")
+        ->option_text("FILE");
 
     try {
         app.parse(argc, argv);

@@ -34,7 +34,9 @@ Command add_advise_command(CLI::App& app) {
     auto file = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto cores = std::make_shared<unsigned>(std::max(1u, std::thread::hardware_concurrency()));
-    cmd->add_option("file", *file, "The capture")->required()->option_text("FILE");
+    cmd->add_option("file", *file, "The capture, or a PyTorch profiler trace (.json, .json.gz)")
+        ->required()
+        ->option_text("FILE");
     cmd->add_flag("--json", *json, "Print the advice as one JSON object");
     auto cores_given = std::make_shared<std::string>();
     cmd->add_option("--cores", *cores,

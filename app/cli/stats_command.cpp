@@ -9,11 +9,14 @@
 namespace pinscope {
 
 Command add_stats_command(CLI::App& app) {
-    CLI::App* cmd = app.add_subcommand("stats", "Print the metrics of a capture (.pinscope)");
+    CLI::App* cmd =
+        app.add_subcommand("stats", "Print the metrics of a capture (.pinscope) or a PyTorch profiler trace");
     auto file = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto range = std::make_shared<std::string>();
-    cmd->add_option("file", *file, "The capture")->required()->option_text("FILE");
+    cmd->add_option("file", *file, "The capture, or a PyTorch profiler trace (.json, .json.gz)")
+        ->required()
+        ->option_text("FILE");
     cmd->add_option(
            "--range", *range,
            "Read only this part of the capture, in seconds from its start (FROM:TO): the metrics are "

@@ -68,9 +68,25 @@ void ControlsWindow::draw(AppState& state, Theme theme, const Rect& rect, bool& 
         const Capture* capture = state.capture();
         if (capture && !capture->info.config) {
             // An imported run's capture: showing pinscope's defaults as its settings would be a lie.
-            wrapped_message(muted_colour(theme),
-                            "Viewing a capture without a pipeline config (not recorded by pinscope's own "
-                            "pipeline): it has no settings to show or run live.");
+            if (capture->info.source.empty()) {
+                wrapped_message(muted_colour(theme),
+                                "Viewing a capture without a pipeline config (not recorded by pinscope's own "
+                                "pipeline): it has no settings to show or run live.");
+            } else {
+                // A PyTorch profiler trace: the lab can model it and run the model live.
+                wrapped_message(
+                    muted_colour(theme),
+                    fmt::format("Viewing a {}. Its DataLoader is not pinscope's pipeline, but the lab "
+                                "can model it from the trace (batch bytes, per-sample CPU, kernel and "
+                                "host time per step) and run the model live: then the sliders move "
+                                "a model of this run.",
+                                capture->info.source));
+                if (ImGui::Button("Replay in the lab")) replay_ = true;
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip(
+                        "Run the lab's model of this trace on the simulated GPU (what was inferred "
+                        "from what: pinscope replay FILE)");
+            }
             ImGui::End();
             return;
         }

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
@@ -28,10 +29,14 @@ class ControlsWindow {
     // The preset the user picked since the last call, once: the app shows it at its zoom.
     const Preset* take_chosen_preset();
 
+    // Whether "Replay in the lab" was pressed for an imported trace since the last call, once.
+    bool take_replay() { return std::exchange(replay_, false); }
+
     // The keys of the knobs whose widget was on screen in the last frame, in order.
     const std::vector<std::string_view>& drawn_knobs() const { return drawn_; }
 
   private:
+    bool replay_ = false;
     void strip(bool& collapsed);
     void presets(ConfigEditor& editor);
     void group(ConfigEditor& editor, KnobGroup group);

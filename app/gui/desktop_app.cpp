@@ -1,5 +1,7 @@
 #include "app/gui/desktop_app.h"
 
+#include "core/lab/trace_replay.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
@@ -140,6 +142,17 @@ void DesktopApp::take_changes() {
     }
     if (std::optional<Capture> other = files_.take_compare()) {
         if (state_->capture()) state_->compare_with(std::move(*other));
+    }
+    // An imported profiler trace runs live as the lab's model of it (core/lab/trace_replay.h).
+    if (controls_.take_replay() && state_->capture() && !state_->capture()->info.config) {
+        try {
+            PipelineConfig model = model_of_trace(*state_->capture()).config;
+            model.device = DeviceChoice::sim;
+            model.seconds = 0;  // live: until stopped
+            run_live(model);
+        } catch (const std::invalid_argument& e) {
+            files_.report_error(std::string("cannot replay this trace: ") + e.what());
+        }
     }
     // A trace pinscope did not run has no config to run live: the button is not offered for it.
     if (files_.take_run_live() && state_->capture() && state_->capture()->info.config)

@@ -1,5 +1,7 @@
 #include "app/gui/gui_command.h"
 
+#include "core/io/kineto/profiler_trace_import.h"
+
 #include <cstdlib>
 #include <memory>
 
@@ -50,10 +52,10 @@ void check_capture_file(const std::filesystem::path& file, const char* option) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
         throw UsageError(fmt::format("{} {}: no such file.", option, file.string()));
-    if (!looks_like_capture(file))
+    if (!looks_like_capture(file) && !looks_like_profiler_trace(file))
         throw UsageError(
-            fmt::format("{} {}: not a pinscope capture (it does not start with \"PINSCOPE\"); record one "
-                        "with `pinscope run --capture FILE`.",
+            fmt::format("{} {}: not a pinscope capture (it does not start with \"PINSCOPE\"), nor a PyTorch "
+                        "profiler trace (JSON or gzip); record one with `pinscope run --capture FILE`.",
                         option, file.string()));
 }
 
@@ -123,7 +125,9 @@ void add_window_options(CLI::App& cmd, GuiOptions& options, std::string& size, O
     cmd.add_flag("--collapse-controls", options.controls_collapsed,
                  "Start with the Controls folded to a strip")
         ->group(group);
-    cmd.add_option("--open", options.open_file, "Open a capture (.pinscope) instead of running a pipeline")
+    cmd.add_option("--open", options.open_file,
+                   "Open a capture (.pinscope) or a PyTorch profiler trace (.json, .json.gz) instead of "
+                   "running a pipeline")
         ->option_text("FILE")
         ->group(group);
     cmd.add_option("--range", options.open_range,

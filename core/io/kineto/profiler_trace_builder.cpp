@@ -68,7 +68,10 @@ int64_t ProfilerTraceBuilder::resolve(const TraceId& id) {
     // Other strings ("CPU functions", "Spans") get ids of their own, far from real pids.
     auto [at, added] =
         text_ids_.try_emplace(std::string(id.text), -1'000'000 - static_cast<int64_t>(text_ids_.size()));
-    if (added) process_names_.try_emplace(at->second, id.text);
+    if (added) {
+        process_names_.try_emplace(at->second, id.text);
+        text_of_id_.try_emplace(at->second, id.text);
+    }
     return at->second;
 }
 
@@ -382,8 +385,10 @@ void ProfilerTraceBuilder::name_lanes() {
             process_name != process_names_.end() ? process_name->second : fmt::format("process {}", process);
         lane.group_name = process >= 0 ? fmt::format("{} (pid {})", pname, process) : pname;
         const auto thread_name = thread_names_.find({process, thread, 0});
-        const std::string tname =
-            thread_name != thread_names_.end() ? thread_name->second : fmt::format("thread {}", thread);
+        const auto text = text_of_id_.find(thread);  // a tid the trace wrote as a string
+        const std::string tname = thread_name != thread_names_.end() ? thread_name->second
+                                  : text != text_of_id_.end()        ? text->second
+                                                                     : fmt::format("thread {}", thread);
         lane.name = lane.role == LaneRole::main  ? fmt::format("train loop ({})", tname)
                     : lane.role == LaneRole::pin ? fmt::format("pin memory ({})", tname)
                                                  : tname;

@@ -105,7 +105,7 @@ class ProfilerTraceBuilder {
     std::vector<Slot> slots_;
     std::unordered_map<SlotKey, uint32_t, SlotKeyHash> slot_of_;
     std::unordered_map<std::string, int64_t> text_ids_;  // pid/tid strings to ids of their own
-    std::unordered_map<int64_t, std::string> process_names_, device_names_;
+    std::unordered_map<int64_t, std::string> process_names_, device_names_, text_of_id_;
     std::unordered_map<int64_t, int64_t> process_sort_;
     std::unordered_map<SlotKey, std::string, SlotKeyHash> thread_names_;
     std::unordered_map<SlotKey, int64_t, SlotKeyHash> thread_sort_;
