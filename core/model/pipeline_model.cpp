@@ -227,6 +227,7 @@ class Model {
     OpRef pending_op_;
     double tail_bytes_ = 0;
     int records_left_ = 0;
+    bool host_step_done_ = false;  // this batch's step_host_us is spent
     double blocked_since_ = 0;
     bool span_open_ = false;
     LoopSpan span_;
@@ -727,6 +728,14 @@ bool Model::loop_record(HostThread& t) {
         t.work(call_ns_);
         return true;
     }
+    // The rest of the step on the host (step_host_us: a replayed trace's Python), as session.cpp spends it
+    // after submitting the batch.
+    if (config_.step_host_us > 0 && !host_step_done_) {
+        host_step_done_ = true;
+        t.work(config_.step_host_us * 1e3);
+        return true;
+    }
+    host_step_done_ = false;
     t.phase = HostThread::Phase::idle;
     ++submitted_;
     loop_step_ = LoopStep::get;
