@@ -362,3 +362,30 @@ TEST_CASE("a side file's reader refuses a foreign first line and skips records i
 }
 
 }  // namespace pinscope
+
+namespace pinscope {
+
+TEST_CASE(
+    "a folder of traces (tensorboard_trace_handler's) opens its one trace, or lists several to pick from") {
+    const std::filesystem::path one = testing::scratch_path("tb-one");
+    std::filesystem::create_directories(one);
+    std::ofstream(one / "host_1234.1764000000.pt.trace.json")
+        << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 5, "dur": 2}]})";
+    std::ofstream(one / "notes.txt") << "not a trace";
+    CHECK(load_capture(one).store.span_count() == 1);
+
+    const std::filesystem::path two = testing::scratch_path("tb-two");
+    std::filesystem::create_directories(two);
+    for (const char* name : {"worker0.1.pt.trace.json", "worker1.1.pt.trace.json"})
+        std::ofstream(two / name) << R"({"traceEvents": []})";
+    CHECK_THROWS_WITH_AS(
+        load_capture(two),
+        doctest::Contains("is a folder of 2 profiler traces; name one of them: worker0.1.pt.trace.json, "
+                          "worker1.1.pt.trace.json"),
+        CaptureError);
+    const std::filesystem::path none = testing::scratch_path("tb-none");
+    std::filesystem::create_directories(none);
+    CHECK_THROWS_WITH_AS(load_capture(none), doctest::Contains("is a folder, not a capture"), CaptureError);
+}
+
+}  // namespace pinscope

@@ -373,8 +373,20 @@ Capture load_capture_bytes(const uint8_t* data, size_t size, const std::string& 
 
 Capture load_capture(const std::filesystem::path& path, const std::function<bool(double)>& progress,
                      std::optional<CaptureRange> range) {
-    if (std::filesystem::is_directory(path))
-        throw CaptureError(file_problem(path, "is a folder, not a capture"));
+    if (std::filesystem::is_directory(path)) {
+        // tensorboard_trace_handler writes a folder of traces, one per worker and step: one is opened,
+        // several are listed to pick from.
+        const std::vector<std::filesystem::path> traces = profiler_traces_in(path);
+        if (traces.size() == 1) return import_profiler_trace(traces.front(), progress);
+        if (traces.empty()) throw CaptureError(file_problem(path, "is a folder, not a capture"));
+        std::string names;
+        for (size_t i = 0; i < traces.size() && i < 8; ++i)
+            names += (i ? ", " : "") + traces[i].filename().string();
+        if (traces.size() > 8) names += fmt::format(" and {} more", traces.size() - 8);
+        throw CaptureError(file_problem(
+            path,
+            fmt::format("is a folder of {} profiler traces; name one of them: {}", traces.size(), names)));
+    }
     std::error_code error;
     if (!std::filesystem::exists(path, error)) throw CaptureError(file_problem(path, "no such file"));
     if (std::filesystem::is_regular_file(path, error) && std::filesystem::file_size(path, error) == 0)

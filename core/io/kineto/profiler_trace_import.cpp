@@ -1,5 +1,6 @@
 #include "core/io/kineto/profiler_trace_import.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -104,6 +105,22 @@ bool looks_like_profiler_trace(const std::filesystem::path& path) {
     if (first == std::string_view::npos) return false;
     if (text.substr(first, 3) == "\xEF\xBB\xBF") return true;  // a byte order mark before the JSON
     return text[first] == '{' || text[first] == '[';
+}
+
+std::vector<std::filesystem::path> profiler_traces_in(const std::filesystem::path& folder) {
+    std::vector<std::filesystem::path> traces;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+        const std::string name = entry.path().filename().string();
+        // tensorboard_trace_handler's NAME.pt.trace.json[.gz], or any *trace*.json[.gz]
+        // (export_chrome_trace's trace.json): a folder's other JSON (configs, calibrations) is not offered.
+        const bool json = (name.ends_with(".json") || name.ends_with(".json.gz")) &&
+                          name.find("trace") != std::string::npos;
+        if (json && entry.is_regular_file(error) && looks_like_profiler_trace(entry.path()))
+            traces.push_back(entry.path());
+    }
+    std::sort(traces.begin(), traces.end());
+    return traces;
 }
 
 Capture import_profiler_trace(const std::filesystem::path& path, const std::function<bool(double)>& progress,

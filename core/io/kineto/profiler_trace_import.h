@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "core/io/capture.h"
 
@@ -17,6 +18,10 @@ struct ProfilerImportOptions {
 
 // True when `path` starts like a profiler trace: gzip's magic, or JSON's '{' or '[' (after white space).
 bool looks_like_profiler_trace(const std::filesystem::path& path);
+
+// The profiler traces in `folder` (tensorboard_trace_handler's *.pt.trace.json[.gz], and any other
+// *trace*.json[.gz] that starts like one), by name.
+std::vector<std::filesystem::path> profiler_traces_in(const std::filesystem::path& folder);
 
 // Reads the trace. `progress` is told the share read and returns false to cancel. Throws CaptureError
 // (one line naming the file) for a file that holds no usable trace: not JSON, JSON of another kind, no
