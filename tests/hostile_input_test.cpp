@@ -267,6 +267,7 @@ TEST_CASE("hostile captures: missing, empty, foreign, cut short, damaged, newer 
         {{"stats", "{dir}/cut-early.json"}, 2, "truncated"},
         {{"advise", "{dir}/not-gzip.json.gz"}, 2, "gzip stream is corrupt"},
         {{"replay", "{dir}/foreign.json"}, 2, "nor a PyTorch profiler trace"},
+        {{"stats", "{dir}/good.pinscope", "--loader-dir", "{dir}"}, 2, "is not a PyTorch profiler trace"},
     });
 }
 

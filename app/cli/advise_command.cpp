@@ -33,10 +33,14 @@ Command add_advise_command(CLI::App& app) {
         app.add_subcommand("advise", "Say whether a capture's run was input-bound, and what to change");
     auto file = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
+    auto loader_dir = std::make_shared<std::string>();
     auto cores = std::make_shared<unsigned>(std::max(1u, std::thread::hardware_concurrency()));
     cmd->add_option("file", *file, "The capture, or a PyTorch profiler trace (.json, .json.gz)")
         ->required()
         ->option_text("FILE");
+    cmd->add_option("--loader-dir", *loader_dir,
+                    "A profiler trace's loader side files are in DIR (default: pinscope-loader/ beside it)")
+        ->option_text("DIR");
     cmd->add_flag("--json", *json, "Print the advice as one JSON object");
     auto cores_given = std::make_shared<std::string>();
     cmd->add_option("--cores", *cores,
@@ -44,8 +48,8 @@ Command add_advise_command(CLI::App& app) {
         ->check(CLI::Range(1u, 4096u))
         ->option_text("N")
         ->each([cores_given](const std::string& v) { *cores_given = v; });
-    return {cmd, [file, json, cores, cores_given] {
-                const Capture capture = open_capture_for_cli(*file, ConfigWarning::leave_to_caller);
+    return {cmd, [file, json, cores, cores_given, loader_dir] {
+                const Capture capture = open_capture_for_cli(*file, ConfigWarning::leave_to_caller, std::nullopt, loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
                 // Findings and fixes are about the config the run had: one that would not run says nothing.
                 if (!capture.info.config_problem.empty())
                     throw UsageError(

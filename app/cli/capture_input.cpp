@@ -6,6 +6,8 @@
 
 #include "app/cli/cli_words.h"
 #include "app/cli/usage_error.h"
+#include "core/io/kineto/profiler_trace_import.h"
+#include "core/units/units.h"
 
 namespace pinscope {
 
@@ -20,7 +22,10 @@ uint64_t half_the_memory() {
 }  // namespace
 
 Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning,
-                             std::optional<CaptureRange> range) {
+                             std::optional<CaptureRange> range, std::optional<std::filesystem::path> loader_dir) {
+    if (loader_dir && !looks_like_profiler_trace(path))
+        throw UsageError(fmt::format("--loader-dir {}: {} is not a PyTorch profiler trace; side files belong to one",
+                                     loader_dir->string(), path.string()));
     if (!range) {
         CaptureSize size;
         try {
@@ -40,23 +45,25 @@ Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning wa
         ::isatty(STDERR_FILENO) && std::filesystem::file_size(path, no_size) > (64u << 20) && !no_size;
     int shown = -1;
     try {
-        Capture capture = load_capture(
-            path,
-            [&](double share) {
-                const int percent = static_cast<int>(share * 100);
-                if (show_progress && percent != shown) {
-                    fmt::print(stderr, "\r\033[Kopening {}: {}%", path.string(), percent);
-                    shown = percent;
-                }
-                return true;
-            },
-            range);
+        const auto progress = [&](double share) {
+            const int percent = static_cast<int>(share * 100);
+            if (show_progress && percent != shown) {
+                fmt::print(stderr, "\r\033[Kopening {}: {}%", path.string(), percent);
+                shown = percent;
+            }
+            return true;
+        };
+        Capture capture = loader_dir ? import_profiler_trace(path, progress, {*loader_dir})
+                                     : load_capture(path, progress, range);
         if (show_progress) fmt::print(stderr, "\r\033[K");
         if (warning == ConfigWarning::print && !capture.info.config_problem.empty())
             fmt::print(stderr,
                        "warning: {}: its config would not run ({}); its spans are shown as recorded, but "
                        "rates that need the config may be wrong.\n",
                        path.string(), cli_words(capture.info.config_problem));
+        // What an import skipped or could not read, in one line.
+        if (!capture.info.import_note.empty())
+            fmt::print(stderr, "warning: {}: {}\n", printable(path.string()), printable(capture.info.import_note));
         return capture;
     } catch (const CaptureError& e) {
         if (show_progress) fmt::print(stderr, "\r\033[K");

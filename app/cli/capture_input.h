@@ -15,8 +15,11 @@ enum class ConfigWarning { print, leave_to_caller };
 
 // With `range`, only that part (seconds from the capture's start). Without one, a capture too big to read
 // whole in half this machine's memory is refused with a message that says so and names --range.
+// `loader_dir`: a PyTorch profiler trace's loader side files are there (not in pinscope-loader/ beside it).
+// An import's note of what it skipped is printed on stderr as one warning line.
 Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning = ConfigWarning::print,
-                             std::optional<CaptureRange> range = std::nullopt);
+                             std::optional<CaptureRange> range = std::nullopt,
+                             std::optional<std::filesystem::path> loader_dir = std::nullopt);
 
 // What `stats` prints of a capture: the run report as `run` printed it, from the capture's spans.
 RunReport capture_report(const Capture& capture);

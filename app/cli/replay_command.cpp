@@ -25,10 +25,14 @@ Command add_replay_command(CLI::App& app) {
     auto seconds = std::make_shared<double>(5.0);
     auto save = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
+    auto loader_dir = std::make_shared<std::string>();
     cmd->add_option("trace", *file,
                     "A PyTorch profiler trace (.json, .json.gz), with its loader side files beside it")
         ->required()
         ->option_text("FILE");
+    cmd->add_option("--loader-dir", *loader_dir,
+                    "A profiler trace's loader side files are in DIR (default: pinscope-loader/ beside it)")
+        ->option_text("DIR");
     cmd->add_option("--device", *device, "Where to run the model: sim (the simulated GPU), cuda or auto")
         ->capture_default_str()
         ->check(CLI::IsMember({"sim", "cuda", "auto"}));
@@ -42,7 +46,7 @@ Command add_replay_command(CLI::App& app) {
         ->option_text("FILE");
     cmd->add_flag("--json", *json, "Print the model and the result as one JSON object");
     return {cmd, [=] {
-                const Capture capture = open_capture_for_cli(*file);
+                const Capture capture = open_capture_for_cli(*file, ConfigWarning::print, std::nullopt, loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
                 TraceModel model;
                 try {
                     model = model_of_trace(capture);

@@ -187,8 +187,7 @@ void print_report(std::ostream& out, const RunReport& r) {
                    "remains\n",
                    r.dropped_spans, r.evicted_spans);
     for (const std::string& w : r.status.warnings) fmt::print(out, "warning: {}\n", cli_words(w));
-    if (r.capture && !r.capture->import_note.empty())
-        fmt::print(out, "warning: {}\n", printable(r.capture->import_note));
+    // An import's note went to stderr as the file opened (capture_input.cpp); --json carries it too.
     if (images.skipped)
         fmt::print(out, "warning: {} image files could not be used and were skipped; the first: {}\n",
                    images.skipped, printable(images.first_skip));

@@ -41,12 +41,12 @@ class TraceWriter {
         ++events_;
         if (buffer_.size() > (1 << 20)) flush();
     }
-    void flow(char ph, int64_t id, int pid, int tid, double ts) {
+    void flow(char ph, int64_t id, int pid, int tid, double ts, std::string_view cat = "ac2g") {
         comma();
         fmt::format_to(std::back_inserter(buffer_),
                        "  {{\n    \"ph\": \"{}\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {:.3f},\n"
-                       "    \"cat\": \"ac2g\", \"name\": \"ac2g\"{}\n  }}",
-                       ph, id, pid, tid, ts, ph == 'f' ? ", \"bp\": \"e\"" : "");
+                       "    \"cat\": \"{}\", \"name\": \"{}\"{}\n  }}",
+                       ph, id, pid, tid, ts, cat, cat, ph == 'f' ? ", \"bp\": \"e\"" : "");
         ++events_;
     }
     void metadata(std::string_view name, int pid, int tid, std::string_view args) {
@@ -146,17 +146,32 @@ SyntheticTraceStats write_synthetic_profiler_trace(const std::filesystem::path& 
             ++correlation;
             t += 45.0;
         }
-        // Forward and backward: Python frames over operators over launches over kernels.
-        for (int layer = 0; layer < 24; ++layer) {
+        // Forward, backward and the optimizer, in the proportions of the fixtures recorded on the GPU
+        // machine (tests/fixtures/torch-traces/): per step about 107 cpu_op, 36 runtime calls, 22 kernels
+        // with their ac2g flows, 7 fwdbwd flows, 2 memsets, 2 GPU annotations; and a short Python stack.
+        for (int depth = 0; depth < 2; ++depth)
+            w.complete("python_function", kPython[depth], kPid, kPid, t + depth, 1700.0 - 2 * depth,
+                       fmt::format("\"Python parent id\": {}, \"Python id\": {}, \"Python thread\": 0", depth,
+                                   depth + 1));
+        for (int layer = 0; layer < 22; ++layer) {
             const auto& op = kOps[layer % 6];
-            for (int depth = 0; depth < 5; ++depth)
-                w.complete("python_function", kPython[depth], kPid, kPid, t + depth, 60.0 - 2 * depth,
-                           fmt::format("\"Python parent id\": {}, \"Python id\": {}, \"Python thread\": 0",
-                                       depth, depth + 1));
-            w.complete("cpu_op", op[0], kPid, kPid, t + 10, 40.0,
+            // An operator over three of its own, one of them over another: five cpu_op, nested.
+            w.complete("cpu_op", op[0], kPid, kPid, t + 2, 60.0,
                        fmt::format("\"External id\": {},\"Record function id\": 0, \"Sequence number\": {}, "
                                    "\"Fwd thread id\": 0",
-                                   external++, layer));
+                                   external, layer));
+            w.complete("cpu_op", "aten::empty", kPid, kPid, t + 4, 3.0,
+                       fmt::format("\"External id\": {}", external + 1));
+            w.complete("cpu_op", "aten::t", kPid, kPid, t + 8, 6.0,
+                       fmt::format("\"External id\": {}", external + 2));
+            w.complete("cpu_op", "aten::transpose", kPid, kPid, t + 9, 4.0,
+                       fmt::format("\"External id\": {}", external + 3));
+            w.complete("cpu_op", "aten::as_strided", kPid, kPid, t + 10, 2.0,
+                       fmt::format("\"External id\": {}", external + 4));
+            if (layer % 3 == 0)
+                w.complete("cuda_runtime", "cudaFuncGetAttributes", kPid, kPid, t + 14, 1.0,
+                           fmt::format("\"External id\": {},\"cbid\": 8, \"correlation\": {}", external,
+                                       correlation++));
             w.complete(
                 "cuda_runtime", "cudaLaunchKernel", kPid, kPid, t + 20, 6.0,
                 fmt::format("\"External id\": {},\"cbid\": 211, \"correlation\": {}", external, correlation));
@@ -171,9 +186,35 @@ SyntheticTraceStats write_synthetic_profiler_trace(const std::filesystem::path& 
                     external, correlation));
             w.flow('s', correlation, kPid, kPid, t + 20);
             w.flow('f', correlation, 0, 7, t + 30);
+            if (layer % 3 == 1) {  // a forward operator to its backward: a fwdbwd flow between host spans
+                w.flow('s', 1'000'000'000 + correlation, kPid, kPid, t + 2, "fwdbwd");
+                w.flow('f', 1'000'000'000 + correlation, kPid, kPid, t + 2, "fwdbwd");
+            }
             ++correlation;
+            external += 5;
             t += 70.0;
         }
+        for (const char* annotation : {"Optimizer.zero_grad#SGD.zero_grad", "Optimizer.step#SGD.step"}) {
+            w.complete("user_annotation", annotation, kPid, kPid, t, 30.0,
+                       fmt::format("\"External id\": {}", external++));
+            w.complete("gpu_user_annotation", annotation, 0, 7, t + 10, 20.0, "\"device\": 0, \"stream\": 7");
+            w.complete(
+                "cuda_runtime", "cudaMemsetAsync", kPid, kPid, t + 2, 4.0,
+                fmt::format("\"External id\": {},\"cbid\": 51, \"correlation\": {}", external, correlation));
+            w.complete(
+                "gpu_memset", "Memset (Device)", 0, 7, t + 8, 1.5,
+                fmt::format("\"device\": 0, \"context\": 1,\n      \"stream\": 7, \"correlation\": {},\n"
+                            "      \"bytes\": 4096, \"memory bandwidth (GB/s)\": 2.7",
+                            correlation++));
+            t += 40.0;
+        }
+        w.complete(
+            "cuda_runtime", "cudaMemcpyAsync", kPid, kPid, t - 3, 6.0,
+            fmt::format("\"External id\": {},\"cbid\": 41, \"correlation\": {}", external++, correlation));
+        w.complete("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 0, 7, t, 1.5,
+                   fmt::format("\"device\": 0, \"context\": 1,\n      \"stream\": 7, \"correlation\": {},\n"
+                               "      \"bytes\": 4, \"memory bandwidth (GB/s)\": \"N/A\"",
+                               correlation++));
         w.complete(
             "cuda_runtime", "cudaStreamSynchronize", kPid, kPid, t, 5.0,
             fmt::format("\"External id\": {},\"cbid\": 131, \"correlation\": {}", external++, correlation++));

@@ -346,6 +346,26 @@ void ProfilerTraceBuilder::assign_batches() {
     }
 }
 
+// A copy call whose H2D copy reads pageable memory holds its thread while the driver stages the bytes:
+// pinscope's `stage` span, which the metrics count as idle time by cause. Its name stays the call's.
+void ProfilerTraceBuilder::mark_staging() {
+    std::unordered_map<int64_t, const Span*> pageable_copy;
+    for (const Launch& work : device_work_) {
+        const Span& span = slots_[work.slot].spans[work.index];
+        if (span.kind == SpanKind::h2d && span.memory == HostMemory::pageable) pageable_copy[work.correlation] = &span;
+    }
+    if (pageable_copy.empty()) return;
+    for (const Launch& launch : host_launches_) {
+        const auto copy = pageable_copy.find(launch.correlation);
+        if (copy == pageable_copy.end()) continue;
+        Span& call = slots_[launch.slot].spans[launch.index];
+        call.kind = SpanKind::stage;
+        call.memory = HostMemory::pageable;
+        call.bytes = copy->second->bytes;
+        call.batch = copy->second->batch;
+    }
+}
+
 void ProfilerTraceBuilder::add_host_span(int64_t pid, int64_t tid, LaneRole role, int index,
                                          std::string_view lane_name, std::string_view process_name, Span span,
                                          std::string_view span_name) {
@@ -406,6 +426,7 @@ void ProfilerTraceBuilder::name_lanes() {
 Capture ProfilerTraceBuilder::finish() {
     settle_roles();
     assign_batches();
+    mark_staging();
     name_lanes();
     // Lane ids are 16 bits: a trace of more lanes keeps the first 65534 (no real trace comes near).
     if (slots_.size() >= kNoLane) {

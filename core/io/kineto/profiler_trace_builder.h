@@ -100,6 +100,7 @@ class ProfilerTraceBuilder {
     void flow_event(const KinetoEvent& e);
     void settle_roles();
     void assign_batches();
+    void mark_staging();
     void name_lanes();
 
     std::vector<Slot> slots_;
