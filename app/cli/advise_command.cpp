@@ -49,7 +49,9 @@ Command add_advise_command(CLI::App& app) {
         ->option_text("N")
         ->each([cores_given](const std::string& v) { *cores_given = v; });
     return {cmd, [file, json, cores, cores_given, loader_dir] {
-                const Capture capture = open_capture_for_cli(*file, ConfigWarning::leave_to_caller, std::nullopt, loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
+                const Capture capture = open_capture_for_cli(
+                    *file, ConfigWarning::leave_to_caller, std::nullopt,
+                    loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
                 // Findings and fixes are about the config the run had: one that would not run says nothing.
                 if (!capture.info.config_problem.empty())
                     throw UsageError(

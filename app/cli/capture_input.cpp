@@ -22,10 +22,12 @@ uint64_t half_the_memory() {
 }  // namespace
 
 Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning,
-                             std::optional<CaptureRange> range, std::optional<std::filesystem::path> loader_dir) {
+                             std::optional<CaptureRange> range,
+                             std::optional<std::filesystem::path> loader_dir) {
     if (loader_dir && !looks_like_profiler_trace(path))
-        throw UsageError(fmt::format("--loader-dir {}: {} is not a PyTorch profiler trace; side files belong to one",
-                                     loader_dir->string(), path.string()));
+        throw UsageError(
+            fmt::format("--loader-dir {}: {} is not a PyTorch profiler trace; side files belong to one",
+                        loader_dir->string(), path.string()));
     if (!range) {
         CaptureSize size;
         try {
@@ -63,7 +65,8 @@ Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning wa
                        path.string(), cli_words(capture.info.config_problem));
         // What an import skipped or could not read, in one line.
         if (!capture.info.import_note.empty())
-            fmt::print(stderr, "warning: {}: {}\n", printable(path.string()), printable(capture.info.import_note));
+            fmt::print(stderr, "warning: {}: {}\n", printable(path.string()),
+                       printable(capture.info.import_note));
         return capture;
     } catch (const CaptureError& e) {
         if (show_progress) fmt::print(stderr, "\r\033[K");

@@ -46,7 +46,9 @@ Command add_replay_command(CLI::App& app) {
         ->option_text("FILE");
     cmd->add_flag("--json", *json, "Print the model and the result as one JSON object");
     return {cmd, [=] {
-                const Capture capture = open_capture_for_cli(*file, ConfigWarning::print, std::nullopt, loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
+                const Capture capture = open_capture_for_cli(
+                    *file, ConfigWarning::print, std::nullopt,
+                    loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
                 TraceModel model;
                 try {
                     model = model_of_trace(capture);

@@ -34,8 +34,9 @@ Command add_stats_command(CLI::App& app) {
                     } catch (const std::invalid_argument& e) {
                         throw UsageError(std::string("--range ") + e.what());
                     }
-                const RunReport report =
-                    capture_report(open_capture_for_cli(*file, ConfigWarning::print, part, loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir)));
+                const RunReport report = capture_report(open_capture_for_cli(
+                    *file, ConfigWarning::print, part,
+                    loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir)));
                 if (*json)
                     std::cout << report_json(report).dump() << std::endl;
                 else

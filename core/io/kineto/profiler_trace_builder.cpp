@@ -352,7 +352,8 @@ void ProfilerTraceBuilder::mark_staging() {
     std::unordered_map<int64_t, const Span*> pageable_copy;
     for (const Launch& work : device_work_) {
         const Span& span = slots_[work.slot].spans[work.index];
-        if (span.kind == SpanKind::h2d && span.memory == HostMemory::pageable) pageable_copy[work.correlation] = &span;
+        if (span.kind == SpanKind::h2d && span.memory == HostMemory::pageable)
+            pageable_copy[work.correlation] = &span;
     }
     if (pageable_copy.empty()) return;
     for (const Launch& launch : host_launches_) {
