@@ -48,57 +48,70 @@ Command add_advise_command(CLI::App& app) {
         ->check(CLI::Range(1u, 4096u))
         ->option_text("N")
         ->each([cores_given](const std::string& v) { *cores_given = v; });
-    return {cmd, [file, json, cores, cores_given, loader_dir] {
-                const Capture capture = open_capture_for_cli(
-                    *file, ConfigWarning::leave_to_caller, std::nullopt,
-                    loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
-                // Findings and fixes are about the config the run had: one that would not run says nothing.
-                if (!capture.info.config_problem.empty())
-                    throw UsageError(
-                        fmt::format("{}: its config would not run ({}), so there is nothing the "
-                                    "advisor can say of it; record the run again.",
-                                    *file, cli_words(capture.info.config_problem)));
-                const Metrics metrics = capture_metrics(capture);
-                // An imported profiler trace is advised on through the lab's model of it: the fixes are
-                // then changes to the DataLoader's arguments (num_workers, pin_memory, ...).
-                std::optional<TraceModel> model;
-                if (!capture.info.config && !capture.info.source.empty()) try {
-                        model = model_of_trace(capture);
-                    } catch (const std::invalid_argument& e) {
-                        throw UsageError(fmt::format("{}: {}", *file, e.what()));
-                    }
-                if (!capture.info.config && !model)
-                    throw UsageError(fmt::format(
-                        "{}: it records no pipeline config (a trace pinscope did not run), and the "
-                        "advisor's fixes are changes to one; `pinscope stats {}` gives its metrics.",
-                        *file, *file));
-                const PipelineConfig& config = model ? model->config : *capture.info.config;
-                AdviceContext ctx;
-                ctx.window = capture.info.window;
-                ctx.cores = *cores;
-                // The recording host's RAM is unknown: only a budget the config set is checked.
-                ctx.pinned_budget_bytes = config.pinned_budget_mb << 20;
-                const Advice advice = advise(capture.store, metrics, config, ctx);
-                if (*json) {
-                    std::cout << advice_json(advice).dump() << std::endl;
-                } else {
-                    if (model)
-                        fmt::print("trace {}: {} on {}; the DataLoader as the trace shows it: {}\n",
-                                   capture.path.string(), capture.info.source, capture.info.device.name,
-                                   loader_arguments(model->config));
-                    else
-                        fmt::print("capture {}: {} on {}\n", capture.path.string(), capture.info.created,
-                                   capture.info.device.name);
-                    if (model && cores_given->empty())
-                        fmt::print(
-                            "(the advisor counts {} cores, this machine's: a trace does not say its host's; "
-                            "pass --cores N for the recording host's)\n",
-                            *cores);
-                    print_advice(std::cout, advice, capture.store,
-                                 model ? FixWords::dataloader : FixWords::options);
+    return {
+        cmd, [file, json, cores, cores_given, loader_dir] {
+            const Capture capture = open_capture_for_cli(
+                *file, ConfigWarning::leave_to_caller, std::nullopt,
+                loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
+            // Findings and fixes are about the config the run had: one that would not run says nothing.
+            if (!capture.info.config_problem.empty())
+                throw UsageError(
+                    fmt::format("{}: its config would not run ({}), so there is nothing the "
+                                "advisor can say of it; record the run again.",
+                                *file, cli_words(capture.info.config_problem)));
+            const Metrics metrics = capture_metrics(capture);
+            // An imported profiler trace is advised on through the lab's model of it: the fixes are
+            // then changes to the DataLoader's arguments (num_workers, pin_memory, ...).
+            std::optional<TraceModel> model;
+            if (!capture.info.config && !capture.info.source.empty()) try {
+                    model = model_of_trace(capture);
+                } catch (const std::invalid_argument& e) {
+                    throw UsageError(fmt::format("{}: {}", *file, e.what()));
                 }
-                return kExitOk;
-            }};
+            if (!capture.info.config && !model)
+                throw UsageError(
+                    fmt::format("{}: it records no pipeline config (a trace pinscope did not run), and the "
+                                "advisor's fixes are changes to one; `pinscope stats {}` gives its metrics.",
+                                *file, *file));
+            const PipelineConfig& config = model ? model->config : *capture.info.config;
+            AdviceContext ctx;
+            ctx.window = capture.info.window;
+            ctx.cores = *cores;
+            // An imported trace's side files say how many cores its host had; --cores still wins.
+            bool recorded_cores = false;
+            const nlohmann::json& loader = capture.info.loader;
+            if (model && cores_given->empty() && loader.is_object() && loader.contains("host_cpu_count") &&
+                loader["host_cpu_count"].is_number_integer()) {
+                ctx.cores = static_cast<unsigned>(loader["host_cpu_count"].get<int64_t>());
+                recorded_cores = true;
+            }
+            // The recording host's RAM is unknown: only a budget the config set is checked.
+            ctx.pinned_budget_bytes = config.pinned_budget_mb << 20;
+            const Advice advice = advise(capture.store, metrics, config, ctx);
+            if (*json) {
+                std::cout << advice_json(advice).dump() << std::endl;
+            } else {
+                if (model)
+                    fmt::print("trace {}: {} on {}; the DataLoader as the trace shows it: {}\n",
+                               capture.path.string(), capture.info.source, capture.info.device.name,
+                               loader_arguments(model->config));
+                else
+                    fmt::print("capture {}: {} on {}\n", capture.path.string(), capture.info.created,
+                               capture.info.device.name);
+                if (model && cores_given->empty() && recorded_cores)
+                    fmt::print(
+                        "(the advisor counts {} cores, the recording host's, from the loader's side files)\n",
+                        ctx.cores);
+                else if (model && cores_given->empty())
+                    fmt::print(
+                        "(the advisor counts {} cores, this machine's: the trace does not say its host's; "
+                        "pass --cores N for the recording host's)\n",
+                        ctx.cores);
+                print_advice(std::cout, advice, capture.store,
+                             model ? FixWords::dataloader : FixWords::options);
+            }
+            return kExitOk;
+        }};
 }
 
 }  // namespace pinscope

@@ -143,6 +143,8 @@ def _header(run_name):
         header["loader"] = run.loader_info
     header["torch"] = str(torch.__version__)
     header["python"] = platform.python_version()
+    # The recording host's cores: how many CPU-bound workers can run at once there (the advisor's question).
+    header["cpu_count"] = os.cpu_count()
     return header
 
 

@@ -99,7 +99,13 @@ LoaderProcess parse_loader_side_file(std::string_view text) {
     p.num_workers =
         static_cast<int>(std::clamp<int64_t>(integer_or(member(loader, "num_workers"), -1), -1, 1 << 16));
     p.pin_memory = member(loader, "pin_memory") == true;
-    if (loader.is_object()) p.loader_json = loader.dump();
+    if (loader.is_object()) {
+        // The recording host's cores ride along with the loader's settings: the advisor needs them.
+        nlohmann::json settings = loader;
+        const int64_t cores = integer_or(member(header, "cpu_count"), 0);
+        if (cores > 0 && cores < 1 << 20) settings["host_cpu_count"] = cores;
+        p.loader_json = settings.dump();
+    }
     size_t at = first_end == std::string_view::npos ? text.size() : first_end + 1;
     while (at < text.size()) {
         const size_t end = std::min(text.find('\n', at), text.size());
