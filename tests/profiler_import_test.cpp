@@ -278,7 +278,7 @@ TEST_CASE(
     const auto at = [&](double us) { return std::to_string(mono0 + static_cast<int64_t>(us * 1000)); };
     std::ofstream(dir / "pinscope-loader" / "r1-100.jsonl")
         << R"({"pinscope_loader": 1, "run": "r1", "pid": 100, "process": "main", "worker_id": null, )"
-        << clock << R"(, "loader": {"batch_size": 4, "num_workers": 2, "pin_memory": true}})"
+        << clock << R"(, "loader": {"batch_size": 4, "num_workers": 2, "pin_memory": true}, "cpu_count": 16})"
         << "\n"
         << "[\"epoch\", " << at(-5)
         << ", 0]\n"
@@ -303,6 +303,9 @@ TEST_CASE(
     const Capture c = import_profiler_trace(trace);
     CHECK(c.info.source == "PyTorch profiler trace + loader side files (rank 0 of 1)");
     CHECK(c.info.samples_per_batch == 4);
+    // The loader's settings, with the recording host's cores (what advise counts), kept in the capture.
+    CHECK(c.info.loader.value("num_workers", 0) == 2);
+    CHECK(c.info.loader.value("host_cpu_count", 0) == 16);
     const LaneInfo* w = lane_of(c, LaneRole::worker);
     REQUIRE(w);
     CHECK(w->origin == LaneOrigin{201, 201});
