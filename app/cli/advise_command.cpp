@@ -31,16 +31,10 @@ std::string loader_arguments(const PipelineConfig& c) {
 Command add_advise_command(CLI::App& app) {
     CLI::App* cmd =
         app.add_subcommand("advise", "Say whether a capture's run was input-bound, and what to change");
-    auto file = std::make_shared<std::string>();
+    auto input = std::make_shared<TraceInput>();
     auto json = std::make_shared<bool>(false);
-    auto loader_dir = std::make_shared<std::string>();
     auto cores = std::make_shared<unsigned>(std::max(1u, std::thread::hardware_concurrency()));
-    cmd->add_option("file", *file, "The capture, or a PyTorch profiler trace (.json, .json.gz)")
-        ->required()
-        ->option_text("FILE");
-    cmd->add_option("--loader-dir", *loader_dir,
-                    "A profiler trace's loader side files are in DIR (default: pinscope-loader/ beside it)")
-        ->option_text("DIR");
+    add_trace_input(cmd, *input);
     cmd->add_flag("--json", *json, "Print the advice as one JSON object");
     auto cores_given = std::make_shared<std::string>();
     cmd->add_option("--cores", *cores,
@@ -49,16 +43,15 @@ Command add_advise_command(CLI::App& app) {
         ->option_text("N")
         ->each([cores_given](const std::string& v) { *cores_given = v; });
     return {
-        cmd, [file, json, cores, cores_given, loader_dir] {
-            const Capture capture = open_capture_for_cli(
-                *file, ConfigWarning::leave_to_caller, std::nullopt,
-                loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
+        cmd, [input, json, cores, cores_given] {
+            const Capture capture = open_capture_for_cli(input->file, ConfigWarning::leave_to_caller,
+                                                         std::nullopt, input->side_files());
             // Findings and fixes are about the config the run had: one that would not run says nothing.
             if (!capture.info.config_problem.empty())
                 throw UsageError(
                     fmt::format("{}: its config would not run ({}), so there is nothing the "
                                 "advisor can say of it; record the run again.",
-                                *file, cli_words(capture.info.config_problem)));
+                                input->file, cli_words(capture.info.config_problem)));
             const Metrics metrics = capture_metrics(capture);
             // An imported profiler trace is advised on through the lab's model of it: the fixes are
             // then changes to the DataLoader's arguments (num_workers, pin_memory, ...).
@@ -66,13 +59,13 @@ Command add_advise_command(CLI::App& app) {
             if (!capture.info.config && !capture.info.source.empty()) try {
                     model = model_of_trace(capture);
                 } catch (const std::invalid_argument& e) {
-                    throw UsageError(fmt::format("{}: {}", *file, e.what()));
+                    throw UsageError(fmt::format("{}: {}", input->file, e.what()));
                 }
             if (!capture.info.config && !model)
                 throw UsageError(
                     fmt::format("{}: it records no pipeline config (a trace pinscope did not run), and the "
                                 "advisor's fixes are changes to one; `pinscope stats {}` gives its metrics.",
-                                *file, *file));
+                                input->file, input->file));
             const PipelineConfig& config = model ? model->config : *capture.info.config;
             AdviceContext ctx;
             ctx.window = capture.info.window;

@@ -74,6 +74,13 @@ Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning wa
     }
 }
 
+void add_trace_input(CLI::App* cmd, TraceInput& input, const char* file_help) {
+    cmd->add_option("file", input.file, file_help)->required()->option_text("FILE");
+    cmd->add_option("--loader-dir", input.loader_dir,
+                    "A profiler trace's loader side files are in DIR (default: pinscope-loader/ beside it)")
+        ->option_text("DIR");
+}
+
 RunReport capture_report(const Capture& capture) {
     RunReport report;
     report.status.state = SessionState::finished;

@@ -4,6 +4,9 @@
 // not pass the command line's validator opens with a one-line warning on stderr.
 #include <filesystem>
 #include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
 
 #include "app/cli/run_report.h"
 #include "core/io/capture.h"
@@ -20,6 +23,17 @@ enum class ConfigWarning { print, leave_to_caller };
 Capture open_capture_for_cli(const std::filesystem::path& path, ConfigWarning warning = ConfigWarning::print,
                              std::optional<CaptureRange> range = std::nullopt,
                              std::optional<std::filesystem::path> loader_dir = std::nullopt);
+
+// The FILE and --loader-dir of a command that reads a capture or a PyTorch profiler trace (stats, advise,
+// replay): one spelling of both, and the side-file folder as open_capture_for_cli takes it.
+struct TraceInput {
+    std::string file, loader_dir;
+    std::optional<std::filesystem::path> side_files() const {
+        return loader_dir.empty() ? std::nullopt : std::optional<std::filesystem::path>(loader_dir);
+    }
+};
+void add_trace_input(CLI::App* cmd, TraceInput& input,
+                     const char* file_help = "The capture, or a PyTorch profiler trace (.json, .json.gz)");
 
 // What `stats` prints of a capture: the run report as `run` printed it, from the capture's spans.
 RunReport capture_report(const Capture& capture);

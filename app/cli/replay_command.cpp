@@ -19,20 +19,14 @@ Command add_replay_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "replay",
         "Model an imported PyTorch profiler trace as a config and run it: its rate beside the trace's");
-    auto file = std::make_shared<std::string>();
+    auto input = std::make_shared<TraceInput>();
     auto device = std::make_shared<std::string>("sim");
     auto calibration = std::make_shared<std::string>();
     auto seconds = std::make_shared<double>(5.0);
     auto save = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    auto loader_dir = std::make_shared<std::string>();
-    cmd->add_option("trace", *file,
-                    "A PyTorch profiler trace (.json, .json.gz), with its loader side files beside it")
-        ->required()
-        ->option_text("FILE");
-    cmd->add_option("--loader-dir", *loader_dir,
-                    "A profiler trace's loader side files are in DIR (default: pinscope-loader/ beside it)")
-        ->option_text("DIR");
+    add_trace_input(cmd, *input,
+                    "A PyTorch profiler trace (.json, .json.gz), with its loader side files beside it");
     cmd->add_option("--device", *device, "Where to run the model: sim (the simulated GPU), cuda or auto")
         ->capture_default_str()
         ->check(CLI::IsMember({"sim", "cuda", "auto"}));
@@ -46,14 +40,13 @@ Command add_replay_command(CLI::App& app) {
         ->option_text("FILE");
     cmd->add_flag("--json", *json, "Print the model and the result as one JSON object");
     return {cmd, [=] {
-                const Capture capture = open_capture_for_cli(
-                    *file, ConfigWarning::print, std::nullopt,
-                    loader_dir->empty() ? std::nullopt : std::optional<std::filesystem::path>(*loader_dir));
+                const Capture capture = open_capture_for_cli(input->file, ConfigWarning::print, std::nullopt,
+                                                             input->side_files());
                 TraceModel model;
                 try {
                     model = model_of_trace(capture);
                 } catch (const std::invalid_argument& e) {
-                    throw UsageError(fmt::format("{}: {}", *file, e.what()));
+                    throw UsageError(fmt::format("{}: {}", input->file, e.what()));
                 }
                 PipelineConfig config = model.config;
                 config.device = *parse_choice<DeviceChoice>(*device);
@@ -61,11 +54,11 @@ Command add_replay_command(CLI::App& app) {
                 config.seconds = *seconds;
                 const Validation validation = validate(config);
                 if (!validation.ok())
-                    throw UsageError(fmt::format("{}: the model of this trace would not run: {}", *file,
+                    throw UsageError(fmt::format("{}: the model of this trace would not run: {}", input->file,
                                                  describe(validation.errors.front())));
                 if (!save->empty()) save_config(std::filesystem::path(*save), config);
                 if (!*json) {
-                    fmt::print("model of {} ({} profiler steps, {:.2f} steps/s):\n", *file, model.steps,
+                    fmt::print("model of {} ({} profiler steps, {:.2f} steps/s):\n", input->file, model.steps,
                                model.steps_per_s);
                     for (const InferredKnob& k : model.knobs)
                         fmt::print("  {:<16} {:<12} {}\n", k.key, k.value, k.from);
