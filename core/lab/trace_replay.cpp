@@ -10,18 +10,12 @@
 
 #include "core/analysis/intervals.h"
 #include "core/analysis/profiler_steps.h"
+#include "core/device/median.h"
 #include "core/io/kineto/loader_side_files.h"
 
 namespace pinscope {
 
 namespace {
-
-double median(std::vector<double> values) {
-    if (values.empty()) return 0;
-    const size_t mid = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + static_cast<long>(mid), values.end());
-    return values[mid];
-}
 
 // A shape of `elements` float32 values: 3xSxS when that is within 1% (an image), else 1xHxW exactly.
 SampleShape shape_of(int64_t elements) {
@@ -93,7 +87,7 @@ TraceModel model_of_trace(const Capture& capture) {
         }
     std::vector<double> per_batch;
     for (const auto& [batch, bytes] : h2d_bytes_of_batch) per_batch.push_back(static_cast<double>(bytes));
-    const double batch_bytes = median(per_batch);
+    const double batch_bytes = per_batch.empty() ? 0 : median(per_batch);
     if (batch_bytes > 0) {
         c.sample_shape = shape_of(static_cast<int64_t>(batch_bytes / 4 / c.batch_size));
         note("sample_shape", c.sample_shape.to_string(),

@@ -488,7 +488,6 @@ Capture ProfilerTraceBuilder::finish() {
     }
     for (const Flow& flow : flows) capture.store.add(flow);
     info_.window = {capture.store.first_time(), capture.store.last_time()};
-    if (info_.device.name.empty() && devices_seen_ == 0) info_.device.name = "";
     info_.device.kind = "cuda";
     capture.info = std::move(info_);
     return capture;

@@ -120,7 +120,6 @@ class ProfilerTraceBuilder {
     double origin_us_ = 0;      // the trace time (µs) that becomes 0
     int64_t base_time_ns_ = 0;  // baseTimeNanoseconds (torch 2.4 and later), 0 when absent
     int64_t main_slot_ = -1;
-    int devices_seen_ = 0;
     std::string rank_note_;  // "rank 3 of 8" from distributedInfo
 };
 

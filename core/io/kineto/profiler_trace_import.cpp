@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/analysis/profiler_steps.h"
 #include "core/io/kineto/kineto_event.h"
@@ -84,12 +85,6 @@ class PieceQueue {
     std::vector<Piece> spare_;
     bool closed_ = false, draining_ = false;
 };
-
-std::string joined(const std::vector<std::string>& parts) {
-    std::string line;
-    for (const std::string& part : parts) line += (line.empty() ? "" : "; ") + part;
-    return line;
-}
 
 }  // namespace
 
@@ -239,6 +234,9 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
     } catch (const std::bad_alloc&) {
         throw problem("does not fit in memory");
     }
+    // Counted by the build, which only finish() completes: lanes past the 65535th.
+    if (const uint64_t lost = builder.counts().too_many_lanes; lost > 0)
+        notes.push_back(fmt::format("left out {} spans on lanes past the 65,534th", lost));
     bool any_gpu = false;
     for (const LaneInfo& lane : capture.store.lanes()) any_gpu = any_gpu || lane.group == LaneGroup::device;
     if (!any_gpu)
@@ -253,7 +251,7 @@ Capture import_profiler_trace(const std::filesystem::path& path, const std::func
     capture.info.samples_per_batch = batch_size;
     if (!loader_json.empty()) capture.info.loader = nlohmann::json::parse(loader_json, nullptr, false);
     if (capture.info.loader.is_discarded()) capture.info.loader = nullptr;
-    capture.info.import_note = joined(notes);
+    capture.info.import_note = fmt::format("{}", fmt::join(notes, "; "));
     capture.path = path;
     std::error_code size_error;
     capture.file_bytes = std::filesystem::file_size(path, size_error);
