@@ -77,7 +77,9 @@ class ProfilerTraceBuilder {
     };
     struct SlotKeyHash {
         size_t operator()(const SlotKey& k) const {
-            return std::hash<int64_t>()(k.a * 1'000'003 + k.b) ^ (static_cast<size_t>(k.kind) << 56);
+            // Unsigned: a hostile trace's pid times the multiplier must wrap, not overflow.
+            const uint64_t mixed = static_cast<uint64_t>(k.a) * 1'000'003u + static_cast<uint64_t>(k.b);
+            return std::hash<uint64_t>()(mixed) ^ (static_cast<size_t>(k.kind) << 56);
         }
     };
     // A span on the host side or the device side of a correlation id, before lanes are sorted.
