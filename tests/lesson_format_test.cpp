@@ -1,6 +1,11 @@
 // The lesson file format: what a teacher writes, and the errors a mistake in it gets.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+
 #include "core/lab/lesson.h"
 
 using namespace pinscope;
@@ -66,8 +71,23 @@ TEST_CASE("the answer's placeholders take measured numbers, written as a person 
                       metrics) == "15.1k against 4000: 3.77x");
     CHECK(fill_answer("stall {few.stall}, {many.h2d_gbps}", metrics) == "stall 42%, 7.1 GB/s");
     CHECK(fill_answer("no placeholders", metrics) == "no placeholders");
+    const std::map<std::string, json> with_host = {{"host", {{"cores", 2}}}};
+    CHECK(fill_answer("this machine has {host.cores} cores", with_host) == "this machine has 2 cores");
     CHECK_THROWS_WITH_AS(fill_answer("{few.nothing}", metrics),
                          doctest::Contains("unknown metric \"nothing\""), std::invalid_argument);
+}
+
+TEST_CASE("an answer may state the cores of the machine that measured it") {
+    json lesson = minimal_lesson();
+    lesson["answer"] = "{many.samples_per_s} on {host.cores} cores";
+    const Lesson parsed = parse_lesson(lesson, "t.json");
+    const Measure fixed = [](const PipelineConfig& c) {
+        return json{{"samples_per_s", 1000.0 * c.num_workers}, {"stall", 0.1}};
+    };
+    const LessonOutcome outcome = run_lesson(parsed, PipelineConfig{}, fixed);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    CHECK(outcome.answer == fmt::format("8000 on {} cores", cores));
+    CHECK(outcome.kept());
 }
 
 TEST_CASE("a mistake in a lesson file is an error naming the file and the field") {
@@ -90,6 +110,11 @@ TEST_CASE("a mistake in a lesson file is an error naming the file and the field"
     lesson = minimal_lesson();
     lesson["runs"][1]["id"] = "few";
     CHECK(error_of(lesson) == "lesson t.json: two runs are called \"few\"");
+
+    lesson = minimal_lesson();
+    lesson["runs"][1]["id"] = "host";
+    CHECK(error_of(lesson) ==
+          "lesson t.json: a run may not be called \"host\": {host.cores} is the machine's");
 
     lesson = minimal_lesson();
     lesson["config"]["num_wokers"] = 2;

@@ -122,6 +122,10 @@ void AppWindow::poll_events() {
     glfwPollEvents();
 }
 
+void AppWindow::wait_events(double seconds) {
+    glfwWaitEventsTimeout(seconds);
+}
+
 void AppWindow::set_fullscreen(bool on) {
     if (on == fullscreen_) return;
     GLFWmonitor* monitor = glfwGetPrimaryMonitor();

@@ -43,6 +43,8 @@ class AppWindow {
 
     bool should_close() const;
     void poll_events();
+    // Sleeps until an event comes (a key, the pointer moving) or `seconds` pass.
+    void wait_events(double seconds);
     // Fills the primary monitor (presentation mode), or goes back to the window it was.
     void set_fullscreen(bool on);
     // Paths of files dropped on the window since the last call.

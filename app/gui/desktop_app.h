@@ -38,6 +38,7 @@ class DesktopApp {
     void shortcuts();
     void shortcuts_window();
     void report_frame_stats() const;
+    void report_lesson();
     std::string span_drawing() const;
     std::optional<ImVec2> pointer() const;
     void settle_zoom();
@@ -71,6 +72,7 @@ class DesktopApp {
     bool controls_collapsed_ = false;
     bool zoom_settled_ = false;  // a zoom was chosen (by the user, a preset, a flag) or suggested once
     bool show_help_ = false;
+    bool lesson_reported_ = false;
     bool show_lessons_ = false;  // the Lessons panel in the Controls panel's place
     bool presentation_ = false;
     float font_before_presentation_ = 1.f;

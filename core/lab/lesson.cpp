@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,7 @@ std::string readable(const std::string& key, double value) {
     if (last.ends_with("gbps")) return format_gbps(value);
     if (last.ends_with("_us")) return format_duration(static_cast<TimeNs>(value * 1000));
     if (last.ends_with("bytes_max")) return format_bytes(value);
+    if (last == "cores") return fmt::format("{:.0f}", value);
     if (key.starts_with("idle.") || last == "stall" || last == "overlap" || last.ends_with("busy") ||
         last == "gpu_idle" || last.ends_with("fraction"))
         return format_share(value);
@@ -162,6 +164,8 @@ Lesson parse(const json& j, const std::string& file) {
         if (!run.with.is_object())
             throw std::invalid_argument("run \"" + run.id + "\": \"with\" is not an object");
         if (l.find_run(run.id)) throw std::invalid_argument("two runs are called \"" + run.id + "\"");
+        if (run.id == kHostRun)
+            throw std::invalid_argument("a run may not be called \"host\": {host.cores} is the machine's");
         l.runs.push_back(std::move(run));
     }
     l.steps = strings(j, "steps");
@@ -204,7 +208,7 @@ Lesson parse(const json& j, const std::string& file) {
     // Every placeholder names runs the lesson has, and metrics a run measures.
     for (const Placeholder& p : placeholders(l.answer))
         for (const std::string* run : {&p.run, &p.over})
-            if (!run->empty() && !l.find_run(*run))
+            if (!run->empty() && !l.find_run(*run) && !(*run == kHostRun && p.over.empty()))
                 throw std::invalid_argument(fmt::format("the answer's {} names no run \"{}\"",
                                                         l.answer.substr(p.at, p.length), *run));
     return l;
@@ -316,6 +320,8 @@ LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, co
     };
     for (size_t i = 0; i < lesson.runs.size(); ++i)
         outcome.metrics[lesson.runs[i].id] = once(lesson.run_config(i, machine));
+    // What a promise about cores depends on, for the answer to state.
+    outcome.metrics[std::string(kHostRun)] = {{"cores", std::max(1u, std::thread::hardware_concurrency())}};
     outcome.answer = fill_answer(lesson.answer, outcome.metrics);
     PipelineConfig base = config_from_json(lesson.config, PipelineConfig{});
     keep_machine_knobs(base, machine);

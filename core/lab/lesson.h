@@ -10,7 +10,7 @@
 //   "question"            {"text": ..., "choices": [...], "answer": index}: asked before the runs
 //   "answer"              revealed after them, with measured numbers: {pinned.samples_per_s} is a run's
 //                         metric (run --json's keys, dotted for nested ones), {pinned/pageable.samples_per_s}
-//                         the ratio of two runs' values
+//                         the ratio of two runs' values, {host.cores} the cores of the machine measuring
 //   "promise"             {"text", "checks"}: what the lesson promises, as a preset's promise (promise.h);
 //                         a check may name a run by id instead of knobs: {"run": "pinned"},
 //                         "than": {"run": "pageable"}. A test runs every lesson on the simulated GPU.
@@ -27,6 +27,9 @@
 #include "core/lab/promise.h"
 
 namespace pinscope {
+
+// The answer's name for the machine that measures ({host.cores}); no run may take it.
+inline constexpr std::string_view kHostRun = "host";
 
 struct LessonRun {
     std::string id;       // "pinned": what placeholders and checks call it
@@ -76,7 +79,7 @@ std::string lesson_slugs();
 // What running a lesson showed: each run's metrics (metrics_json's keys), the answer with its numbers
 // filled in, and each promise check.
 struct LessonOutcome {
-    std::map<std::string, nlohmann::json> metrics;  // by run id
+    std::map<std::string, nlohmann::json> metrics;  // by run id, and "host": {"cores"}
     std::string answer;
     std::vector<CheckResult> checks;
     bool kept() const;  // every check held

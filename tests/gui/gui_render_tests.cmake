@@ -148,5 +148,19 @@ add_test(NAME gui_preview_screenshot
 set_tests_properties(gui_preview_screenshot PROPERTIES LABELS "gui-render" TIMEOUT 300 RUN_SERIAL TRUE
                      PASS_REGULAR_EXPRESSION "preview: num_workers: 0 -> 8\npreview: predicted samples/s [0-9]+ -> [0-9]+")
 
+# Every lesson as a class sees it: the app under Xvfb on its answer page, measuring the runs while it draws
+# (a frame a second meanwhile), prints what its answer page shows and whether the promise was kept. Label
+# lab: the promises compare speeds, so these run alone, with the lab tests' retries.
+file(GLOB LESSON_FILES ${PROJECT_SOURCE_DIR}/assets/lessons/*.json)
+foreach(lesson_file ${LESSON_FILES})
+    get_filename_component(lesson ${lesson_file} NAME_WE)
+    add_test(NAME gui_lesson_${lesson}_keeps_its_promise_in_the_app
+             COMMAND ${XVFB} $<TARGET_FILE:pinscope> gui --device sim --lesson ${lesson} --presentation
+                     --lesson-page 99 --frames 3 --size 1280x720)
+    set_tests_properties(gui_lesson_${lesson}_keeps_its_promise_in_the_app PROPERTIES LABELS "lab" TIMEOUT 300
+                         RUN_SERIAL TRUE PASS_REGULAR_EXPRESSION "\\(in the app\\): kept\n"
+                         ENVIRONMENT "XDG_CACHE_HOME=${CMAKE_CURRENT_BINARY_DIR}/lesson-cache")
+endforeach()
+
 # What the gui-render tests run: the Release stage of `make test` builds these alone (tests/CMakeLists.txt).
 add_dependencies(release_only_tests pinscope test_gui_screenshot make_open_trace)
