@@ -1,6 +1,5 @@
 #include "app/gui/desktop_app.h"
 
-
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
@@ -31,7 +30,7 @@ constexpr TimeNs kFramePeriod = kNsPerS / 60;  // 60 fps at most: a live pipelin
 // workers-hide-decode measured 3385 samples/s with 2 workers in the app against 6426 headless (8 workers
 // 1.55x of 2 against 1.02x); at 2 fps the drawing still took 7% of a core and the app measured 6% less.
 constexpr double kMeasuringFrameSeconds = 1.0;
-constexpr int kWarmUpFrames = 3;               // the first frames build fonts and caches: not counted
+constexpr int kWarmUpFrames = 3;  // the first frames build fonts and caches: not counted
 constexpr float kFontStep = 0.125f;
 constexpr size_t kSamplesBeforeZoom = 6;  // 1.5 s of live metrics
 
