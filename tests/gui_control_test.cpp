@@ -6,7 +6,11 @@
 #include <thread>
 
 #include "app/gui/model/app_state.h"
+#include "app/gui/model/lesson_player.h"
+#include "app/gui/model/metric_tiles.h"
+#include "core/config/config_json.h"
 #include "core/config/presets.h"
+#include "core/lab/lesson.h"
 #include "tests/leak_checks.h"
 #include "tests/sim_configs.h"
 
@@ -144,4 +148,55 @@ TEST_CASE("a worker's error shows in the status - fixing the knob starts a new r
     CHECK(app.session()->status().state == SessionState::running);
     run_frames(app, 300 * kNsPerMs);
     CHECK(app.session()->status().batches > 0);
+}
+
+TEST_CASE("a lesson shown at 50x slow motion stays at 50x from one of its runs to the next") {
+    const Lesson* lesson = find_lesson("overlap-copy-engines");
+    REQUIRE(lesson);
+    REQUIRE(lesson->runs.size() >= 3);
+    PipelineConfig machine = on_sim(PipelineConfig{});
+    machine.sample_shape.dims = {3, 16, 16};  // a small run to start from: the lesson's replaces it
+    AppState app(machine);
+    LessonPlayer player;
+    player.open(*lesson, app.editor().applied());
+    app.editor().edit([&](PipelineConfig& draft) { draft = player.live_config(0, app.editor().applied()); });
+    app.editor().edit([](PipelineConfig& draft) { draft.slow_motion = 50; });  // the teacher's choice
+    run_frames(app, 200 * kNsPerMs);
+    for (size_t run = 1; run < lesson->runs.size(); ++run) {
+        CAPTURE(lesson->runs[run].id);
+        const PipelineConfig on_screen = app.editor().applied();
+        app.editor().edit([&](PipelineConfig& draft) { draft = player.live_config(run, on_screen); });
+        run_frames(app, 100 * kNsPerMs);
+        CHECK(app.apply_error().empty());
+        CHECK(app.session()->status().config.slow_motion == 50);
+        CHECK(app.slow_motion() == 50);
+        PipelineConfig expected = player.run_config(run);  // the run itself, but for its speed
+        expected.slow_motion = 50;
+        expected.seconds = 0;  // the app runs unbounded
+        expected.batches = 0;
+        CHECK(config_to_json(app.editor().applied()).dump() == config_to_json(expected).dump());
+    }
+}
+
+TEST_CASE("a paused pipeline says PAUSED in the status bar and on the tiles of rates and shares") {
+    PipelineConfig config = on_sim(PipelineConfig{});
+    config.sample_shape.dims = {3, 16, 16};
+    AppState app(config);
+    run_frames(app, 300 * kNsPerMs);
+    CHECK(std::string(app.session()->state_word()) == "RUNNING");
+    app.session()->set_paused(true);
+    run_frames(app, 50 * kNsPerMs);
+    CHECK(std::string(app.session()->state_word()) == "PAUSED");
+    const bool paused = app.session()->paused();
+    for (const MetricTile& tile : metric_tiles()) {
+        CAPTURE(tile.title);
+        const std::string value = tile_value(tile, app.headline(), paused);
+        const bool over_time =
+            tile.kind == TileKind::rate || tile.kind == TileKind::share || tile.kind == TileKind::idle;
+        CHECK((value == "PAUSED") == over_time);
+        if (!over_time) CHECK(value.ends_with(" now"));  // a level is still true while the run waits
+    }
+    app.session()->set_paused(false);
+    run_frames(app, 50 * kNsPerMs);
+    CHECK(std::string(app.session()->state_word()) == "RUNNING");
 }

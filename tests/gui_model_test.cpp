@@ -18,6 +18,7 @@
 #include "app/gui/model/recording.h"
 #include "app/gui/model/ruler_step.h"
 #include "app/gui/model/span_folding.h"
+#include "app/gui/model/stretched_time.h"
 #include "app/gui/model/synthetic_trace.h"
 #include "app/gui/model/timeline_rows.h"
 #include "core/config/presets.h"
@@ -444,4 +445,11 @@ TEST_CASE("a lane whose spans nest splits into one level per depth, each in star
     REQUIRE(pin);
     CHECK(split.of(*pin).size() == 1);
     CHECK(split.of(*pin)[0] == pin);
+}
+
+TEST_CASE("in slow motion a duration reads both as drawn and as it really took, and the mark says so") {
+    CHECK(stretched_duration(100 * kNsPerMs, 50) == "100.00 ms on screen, 2.00 ms real (50x slow motion)");
+    CHECK(stretched_duration(2 * kNsPerMs, 1) == format_duration(2 * kNsPerMs));
+    CHECK(slow_motion_mark(50) == "SLOW MOTION 50x: 1 ms real is drawn 50 ms long");
+    CHECK(slow_motion_mark(1).empty());
 }

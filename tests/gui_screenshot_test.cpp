@@ -239,7 +239,8 @@ TEST_CASE("presentation mode shows the lesson's question in large type beside th
     REQUIRE_MESSAGE(png.pixels, "cannot read " << path << ": " << stbi_failure_reason());
     // Text is light on the dark theme. The tallest unbroken vertical stroke of text in the panel (the left
     // third) says how big its type is: a letter's stem at the app's normal size is about 12 px; the
-    // question's, in presentation mode, several times that.
+    // question's, in presentation mode, about twice that once its type has stepped down so that every
+    // choice and the reveal button fit the panel (25 px at 1600x900; 34 px before, with choice 3 cut).
     auto light = [&](int x, int y) {
         const Rgb c = png.at(x, y);
         return c.r > 170 && c.g > 170 && c.b > 170;
@@ -253,7 +254,7 @@ TEST_CASE("presentation mode shows the lesson's question in large type beside th
         }
     MESSAGE("tallest text stroke: " << tallest_in_panel << " px in the lesson panel, " << tallest_in_timeline
                                     << " px elsewhere");
-    CHECK(tallest_in_panel >= 28);
+    CHECK(tallest_in_panel >= 22);
 }
 
 TEST_CASE("an open trace's nested spans stack by depth: steps over operators over launches") {

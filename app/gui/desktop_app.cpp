@@ -365,7 +365,7 @@ void DesktopApp::shortcuts_window() {
     if (ImGui::Begin("Shortcuts", &show_help_,
                      ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
         ImGui::TextUnformatted(
-            "Space          follow live / pause\n"
+            "Space          follow live / freeze the view (the pipeline runs on)\n"
             "F              fit the whole trace\n"
             "Wheel          zoom about the cursor (Shift+wheel scrolls the lanes)\n"
             "Drag           pan\n"

@@ -91,7 +91,12 @@ void draw_tile(const MetricTile& tile, const AppState& state, Theme theme, bool 
     const MetricsSample& latest = state.headline();  // a capture: its whole recorded window
     ImGui::TextColored(muted_colour(theme), "%s", tile.title);
     const bool hovered_title = ImGui::IsItemHovered();
-    ImGui::TextUnformatted(tile_value(tile, latest).c_str());
+    const bool paused = state.session() && state.session()->paused();
+    const std::string value = tile_value(tile, latest, paused);
+    if (paused)
+        ImGui::TextColored(warning_colour(theme), "%s", value.c_str());
+    else
+        ImGui::TextUnformatted(value.c_str());
     ImDrawList* draw = ImGui::GetWindowDrawList();
     if (tile.kind == TileKind::idle && !plot) {  // compact: the split as one bar beside the share
         ImGui::SameLine();

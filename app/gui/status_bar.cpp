@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/gui/model/stretched_time.h"
 #include "app/gui/ui_style.h"
 #include "core/units/units.h"
 
@@ -36,8 +37,14 @@ void draw_status_bar(const AppState& state, const StatusExtras& extras, Theme th
     if (const LiveSession* live = state.session()) {
         const SessionStatus& s = live->status();
         const bool failed = s.state == SessionState::failed;
-        const ImVec4 dot = failed ? error_colour(theme) : ImVec4(0.3f, 0.85f, 0.4f, 1);
-        ImGui::TextColored(dot, failed ? "FAILED" : "RUNNING");
+        const ImVec4 dot = failed           ? error_colour(theme)
+                           : live->paused() ? warning_colour(theme)
+                                            : ImVec4(0.3f, 0.85f, 0.4f, 1);
+        ImGui::TextColored(dot, "%s", live->state_word());
+        if (const std::string mark = slow_motion_mark(state.slow_motion()); !mark.empty()) {
+            ImGui::SameLine();
+            ImGui::TextColored(warning_colour(theme), "|  %s", mark.c_str());
+        }
         ImGui::SameLine();
         // The device's name heads the timeline's device lanes; here it is in the tooltip, with why.
         ImGui::Text("|  %s batches  |  pipeline #%llu  |  %s spans held",

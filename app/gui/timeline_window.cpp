@@ -9,6 +9,7 @@
 #include "app/gui/model/batch_trail.h"
 #include "app/gui/model/lane_order.h"
 #include "app/gui/model/ruler_step.h"
+#include "app/gui/model/stretched_time.h"
 #include "app/gui/timeline_flows.h"
 #include "app/gui/timeline_legend.h"
 #include "app/gui/ui_style.h"
@@ -156,10 +157,11 @@ void TimelineWindow::toolbar(const AppState& state, Theme theme) {
     if (!state.live()) {
         // A finished trace has nothing to follow.
     } else if (viewport_.following()) {
-        if (ImGui::Button("Pause (Space)")) viewport_.set_following(false);
+        // The view stops following; the pipeline runs on (P pauses the pipeline itself).
+        if (ImGui::Button("Freeze view (Space)")) viewport_.set_following(false);
         ImGui::SameLine();
     } else {
-        if (ImGui::Button("Follow (Space)")) viewport_.set_following(true);
+        if (ImGui::Button("Follow live (Space)")) viewport_.set_following(true);
         ImGui::SameLine();
     }
     if (ImGui::Button("Fit (F)")) fit(state.store());
@@ -170,7 +172,7 @@ void TimelineWindow::toolbar(const AppState& state, Theme theme) {
     if (ImGui::Button("Clear (Esc)")) viewport_.clear_selection();
     ImGui::EndDisabled();
     constexpr const char* kMouse = "wheel: zoom  drag: pan  right-drag: select";
-    const std::string view = "view " + format_duration(viewport_.range().length());
+    const std::string view = "view " + stretched_duration(viewport_.range().length(), state.slow_motion());
     const std::string full = view + "  |  " + kMouse;
     ImGui::SameLine();
     const float left = ImGui::GetContentRegionAvail().x;
@@ -339,7 +341,13 @@ void TimelineWindow::lanes(AppState& state, Theme theme, float label_width) {
 
     ImGui::Dummy(ImVec2(label_width + canvas_width, y - origin.y));
     interact(frame.mapping, ImVec2(frame.canvas_left, window_top), ImVec2(canvas_right, window_bottom));
-    if (frame.hovered && drag_ == Drag::none) tooltip(*frame.hovered, frame.store_of(frame.hovered->other));
+    if (frame.hovered && drag_ == Drag::none) {
+        const AppState::Comparison* compared = state.comparison();
+        const double slow_motion = frame.hovered->other && compared
+                                       ? capture_slow_motion(compared->other.info)
+                                       : state.slow_motion();
+        tooltip(*frame.hovered, frame.store_of(frame.hovered->other), slow_motion);
+    }
     ImGui::EndChild();
 }
 
@@ -408,7 +416,8 @@ void TimelineWindow::interact(const PixelMapping& mapping, ImVec2 canvas_min, Im
     }
 }
 
-void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store) {
+// `slow_motion`: how many times longer than real the spans' run drew its durations.
+void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store, double slow_motion) {
     const LaneInfo* lane = store.lane_info(hovered.lane);
     const std::string thread = lane ? lane->name : "?";
     // Away from the batch's trail: a host span's stages are below it (on the device), a device span's above.
@@ -421,7 +430,7 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
         ImGui::Text("%s spans folded on %s", format_count(static_cast<double>(hovered.count)).c_str(),
                     thread.c_str());
         ImGui::Text("%s, too narrow to draw one by one: zoom in (wheel) to see them",
-                    format_duration(hovered.fold_end - hovered.fold_start).c_str());
+                    stretched_duration(hovered.fold_end - hovered.fold_start, slow_motion).c_str());
         ImGui::EndTooltip();
         return;
     }
@@ -432,15 +441,15 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
     if (s.batch != kNoBatch) ImGui::Text("batch     %lld", static_cast<long long>(s.batch));
     if (s.name != kNoName) ImGui::Text("name      %s", std::string(store.name(s.name)).c_str());
     ImGui::Text("thread    %s", thread.c_str());
-    ImGui::Text("duration  %s", format_duration(s.duration()).c_str());
+    ImGui::Text("duration  %s", stretched_duration(s.duration(), slow_motion).c_str());
     if (s.bytes) {
         ImGui::Text("bytes     %s (%s)", format_bytes(static_cast<double>(s.bytes)).c_str(),
                     format_count(static_cast<double>(s.bytes)).c_str());
         const bool moves_bytes = s.kind == SpanKind::h2d || s.kind == SpanKind::d2h ||
                                  s.kind == SpanKind::pin || s.kind == SpanKind::stage;
-        if (moves_bytes && s.duration() > 0)
-            ImGui::Text("rate      %s",
-                        format_rate(static_cast<double>(s.bytes) / ns_to_s(s.duration())).c_str());
+        const double real_seconds = ns_to_s(s.duration()) / std::max(slow_motion, 1.0);
+        if (moves_bytes && real_seconds > 0)
+            ImGui::Text("rate      %s", format_rate(static_cast<double>(s.bytes) / real_seconds).c_str());
     }
     if (s.memory != HostMemory::none)
         ImGui::Text("memory    %s%s", std::string(host_memory_name(s.memory)).c_str(),

@@ -61,7 +61,7 @@ class TimelineWindow {
     void overlays(const TimelineFrame& frame, const std::vector<TimelineLane*>& rows,
                   const std::vector<float>& tops, float top, float bottom);
     void interact(const PixelMapping& mapping, ImVec2 canvas_min, ImVec2 canvas_max);
-    void tooltip(const HoveredSpan& hovered, const TraceStore& store);
+    void tooltip(const HoveredSpan& hovered, const TraceStore& store, double slow_motion);
     void refresh_summary(const AppState& state);
     SpanLane& span_lane(LaneId lane, bool other = false);
     HeaderLane& group_header(const TimelineRow& row);

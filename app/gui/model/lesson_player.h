@@ -39,8 +39,9 @@ class LessonPlayer {
     void choose(size_t choice) { chosen_ = choice; }
     std::optional<size_t> chosen() const { return chosen_; }
 
-    // Starts measuring the lesson's runs, each for `seconds` (no-op while measuring or once measured).
-    void reveal(double seconds = 2);
+    // Starts measuring the lesson's runs, each for `seconds` at real speed, whatever slow motion the live
+    // view shows (no-op while measuring or once measured). `measure` replaces the real runs (tests).
+    void reveal(double seconds = 2, Measure measure = {});
     bool measuring() const { return measuring_; }
     // How far the measuring is: runs done and runs in all.
     std::pair<int, int> progress() const { return {done_.load(), total_}; }
@@ -50,6 +51,9 @@ class LessonPlayer {
 
     // The config of run `index` on the machine the lesson was opened with: what "show it live" applies.
     PipelineConfig run_config(size_t index) const { return lesson_->run_config(index, machine_); }
+    // Run `index` as the live view shows it: run_config(index) at the slow motion of `shown`, the run on
+    // screen now, so a class watching at 50x stays at 50x from one run to the next.
+    PipelineConfig live_config(size_t index, const PipelineConfig& shown) const;
 
   private:
     void join();

@@ -78,4 +78,9 @@ std::string LiveSession::apply(const PipelineConfig& requested) {
     return {};
 }
 
+const char* LiveSession::state_word() const {
+    if (status_.state == SessionState::failed) return "FAILED";
+    return paused() ? "PAUSED" : "RUNNING";
+}
+
 }  // namespace pinscope::gui

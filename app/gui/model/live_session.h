@@ -54,6 +54,8 @@ class LiveSession {
     void set_paused(bool paused) { session_->set_paused(paused); }
     void step() { session_->step(); }
     bool paused() const { return session_->paused(); }
+    // What the status bar says of the run: "FAILED", "PAUSED" or "RUNNING".
+    const char* state_word() const;
     const Session& session() const { return *session_; }
 
     // The app never ends a run by time or count: those knobs are for headless runs.

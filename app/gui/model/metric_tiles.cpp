@@ -44,8 +44,13 @@ std::span<const MetricTile> metric_tiles() {
     return kTiles;
 }
 
-std::string tile_value(const MetricTile& tile, const MetricsSample& sample) {
+std::string tile_value(const MetricTile& tile, const MetricsSample& sample, bool paused) {
     const double v = sample.*tile.field;
+    // A paused pipeline moves nothing: a rate or a share of the last second would describe the run before
+    // the pause as if it went on. Levels (memory held, batches in flight) stay true while it waits.
+    const bool over_time =
+        tile.kind == TileKind::rate || tile.kind == TileKind::share || tile.kind == TileKind::idle;
+    if (paused && over_time) return "PAUSED";
     switch (tile.kind) {
         case TileKind::rate:
             return tile.field == &MetricsSample::samples_per_s ? format_count(v) + "/s" : format_gbps(v);

@@ -22,7 +22,8 @@ struct MetricTile {
 
 std::span<const MetricTile> metric_tiles();
 
-// "21,312/s", "53.5 GB/s", "17%", "4 now", "477.8 MiB now"
-std::string tile_value(const MetricTile& tile, const MetricsSample& sample);
+// "21,312/s", "53.5 GB/s", "17%", "4 now", "477.8 MiB now"; while the pipeline is `paused`, "PAUSED"
+// for the tiles that are rates or shares of the last second.
+std::string tile_value(const MetricTile& tile, const MetricsSample& sample, bool paused = false);
 
 }  // namespace pinscope::gui
