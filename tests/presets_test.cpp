@@ -47,3 +47,36 @@ TEST_CASE("every preset says what to look at and promises something a test can c
 TEST_CASE("every preset keeps its promise on the simulated GPU") {
     for (const Preset& preset : builtin_presets()) check_kept(preset);
 }
+
+// data_on_gpu is the ideal: no loading and no H2D. Nothing a preset's loader does can beat it.
+TEST_CASE("data_on_gpu gives at least the samples/s of every preset's own run") {
+    for (const Preset& preset : builtin_presets()) {
+        CAPTURE(preset.slug);
+        PipelineConfig config = apply_preset(preset, on_sim());
+        config.seconds = 1.5;
+        const double actual = measure(config).samples_per_s;
+        config.data_on_gpu = true;
+        const double ideal = measure(config).samples_per_s;
+        MESSAGE(preset.slug << ": " << actual << " samples/s, " << ideal << " with the data on the GPU");
+        CHECK(ideal >= 0.97 * actual);
+        CHECK(ideal > 0);
+    }
+}
+
+// With compute per sample and nothing else, a batch costs the GPU in proportion to its size: a batch-size
+// sweep must not crown the biggest batch (with kernel_us alone it did, 45.2x the slowest).
+TEST_CASE("with per-sample compute only, batch size 16 and 128 run at about the same samples/s") {
+    PipelineConfig config = on_sim();
+    config.data_on_gpu = true;
+    config.kernel_us = 0;
+    config.kernel_us_per_sample = 40;
+    config.seconds = 1.5;
+    config.batch_size = 16;
+    const double small = measure(config).samples_per_s;
+    config.batch_size = 128;
+    const double large = measure(config).samples_per_s;
+    MESSAGE("batch 16: " << small << " samples/s, batch 128: " << large);
+    CHECK(large <= 1.15 * small);
+    CHECK(large >= 0.85 * small);
+    CHECK(small == doctest::Approx(1e6 / 40).epsilon(0.2));  // the GPU's per-sample cost sets the pace
+}

@@ -235,3 +235,18 @@ TEST_CASE("stop() ends the running config and skips the rest, each row saying so
         CHECK(r.error.find("stopped") != std::string::npos);
     }
 }
+
+TEST_CASE("a batch-size sweep says what compute it holds fixed") {
+    PipelineConfig base;
+    base.kernel_us = 1000;
+    CHECK(held_fixed_note(grid_of({{"batch_size", "16,64"}}, base)) ==
+          "holds fixed: the GPU's compute per batch, kernel_us=1000 us whatever the batch size, so a bigger "
+          "batch gets its extra samples' compute free; set kernel_us_per_sample for compute that grows with "
+          "the batch");
+    base.kernel_us = 0;
+    base.kernel_us_per_sample = 40;
+    CHECK(held_fixed_note(grid_of({{"batch_size", "16,64"}}, base)) ==
+          "holds fixed: the GPU's compute, kernel_us=0 us per batch + kernel_us_per_sample=40 us per sample");
+    CHECK(held_fixed_note(grid_of({{"num_workers", "0,2"}}, base)).empty());
+    CHECK(held_fixed_note(grid_of({{"batch_size", "16,64"}, {"kernel_us", "0,100"}}, base)).empty());
+}

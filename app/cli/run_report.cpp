@@ -71,8 +71,13 @@ void print_config(const PipelineConfig& c, const Row& row) {
                              c.reads_images() ? "images" : "uint8",
                              format_bytes(static_cast<double>(c.batch_bytes()))));
     row("per sample", fmt::format("decode {} us, io {} us", c.decode_us, c.io_us));
+    const std::string kernel = c.kernel_us_per_sample > 0
+                                   ? fmt::format("kernel {} us ({} + {} per sample)", c.batch_kernel_us(),
+                                                 c.kernel_us, c.kernel_us_per_sample)
+                                   : fmt::format("kernel {} us", c.kernel_us);
     row("per batch on GPU",
-        fmt::format("kernel {} us, d2h {}", c.kernel_us, format_bytes(static_cast<double>(c.d2h_bytes))));
+        fmt::format("{}, d2h {}{}", kernel, format_bytes(static_cast<double>(c.d2h_bytes)),
+                    c.data_on_gpu ? " (data_on_gpu: no loading, no H2D)" : ""));
     row("streams / chunks", fmt::format("{} / {} ({})", c.streams, c.chunks, to_string(c.issue_order)));
 }
 

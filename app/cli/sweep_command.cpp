@@ -144,6 +144,7 @@ void print_plan(const SweepGrid& grid, double seconds_each, const SessionStatus&
     fmt::print(stderr, "{}; {} s each, about {:.0f} s\n", line, knob_number(seconds_each),
                static_cast<double>(grid.configs.size()) * (seconds_each + 0.2));
     fmt::print(stderr, "device: {} ({})\n", device.device.name, cli_words(device.device_why));
+    if (const std::string note = held_fixed_note(grid); !note.empty()) fmt::print(stderr, "{}\n", note);
 }
 
 // The progress line: rewritten in place on a terminal, one line per config otherwise (a log, a test).

@@ -38,7 +38,7 @@ double p50_us(const Metrics& m, SpanKind kind) {
 int workers_needed(const AdviceFacts& f) {
     const PipelineConfig& c = f.config;
     const double fetch = p50_us(f.metrics, SpanKind::fetch);
-    const double period = std::max({c.kernel_us, p50_us(f.metrics, SpanKind::h2d) * c.chunks, 1.0});
+    const double period = std::max({c.batch_kernel_us(), p50_us(f.metrics, SpanKind::h2d) * c.chunks, 1.0});
     int needed = static_cast<int>(std::ceil(fetch / period)) + 1;
     const int step = std::min(highest("num_workers"), std::max(2 * c.num_workers, c.num_workers + 4));
     needed = std::clamp(needed, c.num_workers + 1, step);
@@ -78,7 +78,7 @@ std::optional<Finding> gpu_starvation(const AdviceFacts& f) {
         gaps.front().batch != kNoBatch ? fmt::format(" (batch {})", gaps.front().batch) : std::string(),
         f.config.num_workers == 0 ? std::string("No") : std::to_string(f.config.num_workers),
         f.config.num_workers == 1 ? "" : "s", format_duration(us_to_ns(p50_us(m, SpanKind::fetch))),
-        format_duration(us_to_ns(std::max(f.config.kernel_us, 1.0))));
+        format_duration(us_to_ns(std::max(f.config.batch_kernel_us(), 1.0))));
     finding.cost = m.idle.loader;
     finding.evidence = gap_refs(gaps, f.main_lane);
     const int needed = workers_needed(f);

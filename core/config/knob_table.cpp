@@ -38,6 +38,13 @@ const Knob kKnobs[] = {
      .below_min = "prefetch_factor option should be at least 1; leave it unset for the default of 2.",
      .applies = [](const C& c) { return c.num_workers > 0; },
      .access = knob_field<&C::prefetch_factor>()},
+    {.key = "data_on_gpu",
+     .type = KnobType::boolean,
+     .group = KnobGroup::loader,
+     .help = "The ideal to measure a run against: the batches are already on the GPU, so nothing is "
+             "loaded or copied to it; the train loop only launches each batch's kernels (and its D2H). "
+             "The loader's knobs then do nothing.",
+     .access = knob_field<&C::data_on_gpu>()},
     {.key = "pin_memory",
      .type = KnobType::boolean,
      .group = KnobGroup::loader,
@@ -48,7 +55,8 @@ const Knob kKnobs[] = {
      .type = KnobType::choice,
      .group = KnobGroup::loader,
      .help = "thread: PyTorch's pin thread copies each collated batch into pinned memory. direct: workers "
-             "collate straight into pinned buffers, with no extra copy.",
+             "collate straight into pinned buffers, with no extra copy (beyond what PyTorch's DataLoader "
+             "does).",
      .applies = [](const C& c) { return c.pin_memory; },
      .access = knob_field<&C::pin_mode>()},
     {.key = "non_blocking",
@@ -160,7 +168,8 @@ const Knob kKnobs[] = {
     {.key = "kernel_us",
      .type = KnobType::number,
      .group = KnobGroup::workload,
-     .help = "GPU work per batch: how long its compute kernel runs.",
+     .help = "GPU work per batch, whatever its size: how long its compute kernel runs (plus "
+             "kernel_us_per_sample for each sample).",
      .unit = "us",
      .min = 0,
      .max = 10e6,
@@ -169,6 +178,18 @@ const Knob kKnobs[] = {
      .logarithmic = true,
      .fix = "use 0 for none.",
      .access = knob_field<&C::kernel_us>()},
+    {.key = "kernel_us_per_sample",
+     .type = KnobType::number,
+     .group = KnobGroup::workload,
+     .help = "GPU work per sample: each batch's kernel runs kernel_us + this x batch_size, so a bigger "
+             "batch takes longer to compute and a batch-size sweep compares honestly.",
+     .unit = "us",
+     .min = 0,
+     .max = 1e5,
+     .slider_min = 0,
+     .slider_max = 1000,
+     .fix = "use 0 for none.",
+     .access = knob_field<&C::kernel_us_per_sample>()},
     {.key = "step_host_us",
      .type = KnobType::number,
      .group = KnobGroup::workload,

@@ -52,6 +52,9 @@ struct PipelineConfig {
     int64_t straggler_every = 0;  // 0: no stragglers
     double straggler_factor = 10;
     double kernel_us = 1000;
+    // Compute that grows with the batch: each batch's kernel runs kernel_us + this x batch_size. With
+    // kernel_us alone a batch-size sweep gets free compute, and bigger batches always win.
+    double kernel_us_per_sample = 0;
     double step_host_us = 0;  // the train loop's own host work per step (a replayed trace's Python)
     int64_t d2h_bytes = 4096;
     int64_t fail_at_sample = -1;
@@ -67,6 +70,9 @@ struct PipelineConfig {
     int64_t pinned_budget_mb = 0;  // 0: the default budget
     int copy_engines = 0;          // the simulated GPU's; 0: the calibration's
     double slow_motion = 1;        // the simulated run's durations, this many times longer
+    // The ideal every run is measured against: the batches already on the GPU, so no loading and no H2D;
+    // the train loop only launches each batch's kernels (and its D2H).
+    bool data_on_gpu = false;
 
     // Length of a headless run: whichever comes first; 0 means unbounded.
     double seconds = 5;
@@ -87,6 +93,10 @@ struct PipelineConfig {
     int max_outstanding() const { return effective_prefetch_factor() * num_workers; }
 
     bool operator==(const PipelineConfig&) const = default;
+    // How long one batch's compute runs: the fixed part plus the per-sample part.
+    double batch_kernel_us() const {
+        return kernel_us + kernel_us_per_sample * static_cast<double>(batch_size);
+    }
 };
 
 // The names of each choice, in enum order: what configs, the command line and the app call them.

@@ -276,4 +276,20 @@ SweepGrid expand_sweep(const PipelineConfig& base, std::vector<SweepAxis> axes) 
     return grid;
 }
 
+std::string held_fixed_note(const SweepGrid& grid) {
+    if (!axis_of(grid, "batch_size") || axis_of(grid, "kernel_us") || axis_of(grid, "kernel_us_per_sample"))
+        return {};
+    const PipelineConfig& c = grid.base;
+    if (c.kernel_us_per_sample <= 0)
+        return fmt::format(
+            "holds fixed: the GPU's compute per batch, kernel_us={} us whatever the batch size, so a bigger "
+            "batch gets its extra samples' compute free; set kernel_us_per_sample for compute that grows "
+            "with the batch",
+            knob_number(c.kernel_us));
+    return fmt::format(
+        "holds fixed: the GPU's compute, kernel_us={} us per batch + kernel_us_per_sample={} us "
+        "per sample",
+        knob_number(c.kernel_us), knob_number(c.kernel_us_per_sample));
+}
+
 }  // namespace pinscope

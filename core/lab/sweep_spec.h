@@ -80,6 +80,12 @@ struct SweepGrid {
     std::string shape() const;
 };
 
+// What a sweep over batch_size holds fixed, said before it runs: the GPU's compute per batch (kernel_us, and
+// kernel_us_per_sample x batch_size). With kernel_us alone every batch costs the GPU the same, so bigger
+// batches get their extra samples' compute free and win; the note says so. Empty when batch_size is not
+// swept or when the compute is swept with it.
+std::string held_fixed_note(const SweepGrid& grid);
+
 // The index in grid.axes of the knob `key`, or nullopt when it is not swept.
 std::optional<size_t> axis_of(const SweepGrid& grid, std::string_view key);
 

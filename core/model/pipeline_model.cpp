@@ -185,6 +185,7 @@ class Model {
     ModelGpu gpu_;
     const int64_t batch_limit_;
     const double end_time_;
+    const bool resident_;  // data_on_gpu: nothing loaded, no H2D
     const int workers_;
     const bool pin_thread_;  // PyTorch's pin thread copies each batch
     const bool pin_inline_;  // num_workers=0 with pin_memory, pin_mode=thread: pinned in next()
@@ -240,9 +241,13 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       gpu_(calibration, config.streams),
       batch_limit_(batch_limit),
       end_time_(seconds > 0 ? seconds * 1e9 : kNever),
-      workers_(config.num_workers),
-      pin_thread_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers > 0),
-      pin_inline_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers == 0),
+      resident_(config.data_on_gpu),
+      // data_on_gpu: no loader at all; the train loop's inline path with every host cost zero stands in.
+      workers_(config.data_on_gpu ? 0 : config.num_workers),
+      pin_thread_(!config.data_on_gpu && config.pin_memory && config.pin_mode == PinMode::thread &&
+                  config.num_workers > 0),
+      pin_inline_(!config.data_on_gpu && config.pin_memory && config.pin_mode == PinMode::thread &&
+                  config.num_workers == 0),
       result_pinned_(config.pin_memory),
       batch_bytes_(static_cast<double>(config.batch_bytes())),
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
@@ -348,6 +353,9 @@ void Model::on_gpu_done(const GpuOp& op) {
     switch (op.kind) {
         case OpKind::kernel:
             trace_.kernels.push_back(span);
+            // With the data on the GPU there is no copy: the first kernel starts the GPU's work.
+            if (resident_ && (trace_.first_h2d < 0 || op.start < trace_.first_h2d))
+                trace_.first_h2d = op.start;
             if (--batch(op.batch).kernels_left == 0) trace_.batch_ends.push_back(now_);
             break;
         case OpKind::h2d:
@@ -482,16 +490,20 @@ void Model::plan_batch() {
         plan_.push_back({OpKind::h2d, stream_of(c), chunk_bytes(batch_bytes_, n, c), 0});
     };
     auto kernel = [&](int c) {
-        plan_.push_back({OpKind::kernel, stream_of(c), 0, config_.kernel_us * 1e3 / n});
+        plan_.push_back({OpKind::kernel, stream_of(c), 0, config_.batch_kernel_us() * 1e3 / n});
     };
     auto d2h = [&](int c) {
         const double bytes = d2h_total > 0 ? chunk_bytes(d2h_total, n, c) : 0;
         if (bytes > 0) plan_.push_back({OpKind::d2h, stream_of(c), bytes, 0});
     };
     if (config_.issue_order == IssueOrder::per_chunk) {
-        for (int c = 0; c < n; ++c) h2d(c), kernel(c), d2h(c);
+        for (int c = 0; c < n; ++c) {
+            if (!resident_) h2d(c);
+            kernel(c), d2h(c);
+        }
     } else {
-        for (int c = 0; c < n; ++c) h2d(c);
+        for (int c = 0; c < n; ++c)
+            if (!resident_) h2d(c);
         for (int c = 0; c < n; ++c) kernel(c);
         for (int c = 0; c < n; ++c) d2h(c);
     }
@@ -510,13 +522,13 @@ bool Model::loop_get() {
             current_ = send_index_++;
             open_span(LoopState::loader);
             acquire_collate(current_);
-            t.sleep(now_, io_ns(current_));
+            t.sleep(now_, resident_ ? 0 : io_ns(current_));
             t.step = 1;
         } else if (t.step == 1) {
-            t.work(config_.decode_us * 1e3 * sample_cost_scale(current_));
+            t.work(resident_ ? 0 : config_.decode_us * 1e3 * sample_cost_scale(current_));
             t.step = 2;
         } else if (t.step == 2) {
-            t.work(convert_ns(current_), convert_bus_);
+            t.work(resident_ ? 0 : convert_ns(current_), convert_bus_);
             t.step = 3;
         } else if (t.step == 3 && pin_inline_) {
             t.work(pin_ns(), pin_bus_);

@@ -33,7 +33,7 @@ struct ModelTrace {
     std::vector<Interval> h2d, d2h;  // in completion order
     std::vector<double> h2d_bytes, d2h_bytes;
     std::vector<LoopSpan> loop;  // the train loop's, in order
-    double first_h2d = -1;       // when the first batch's first copy began
+    double first_h2d = -1;       // when the first batch's first copy began (data_on_gpu: its first kernel)
     double stopped = 0;          // when the train loop stopped taking batches
     double end = 0;              // when the GPU had drained (the last span's end)
     int64_t batches = 0;         // batches submitted

@@ -151,7 +151,10 @@ Calibration calibration_for(const PipelineConfig& config) {
     return calibration;
 }
 
-Metrics predict(const PipelineConfig& config, const Calibration& calibration, const HostRates& host) {
+Metrics predict(const PipelineConfig& given, const Calibration& calibration, const HostRates& host) {
+    // data_on_gpu has no loader: its workers and queue knobs mean nothing, and the model runs none.
+    PipelineConfig config = given;
+    if (config.data_on_gpu) config.num_workers = 0, config.prefetch_factor.reset();
     // A run lasts `seconds` of the clock; in slow motion that is fewer seconds of the real pipeline.
     const double seconds = config.seconds > 0 ? config.seconds / config.slow_motion : 0;
     const int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);

@@ -231,6 +231,7 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         ++status_.generation;
     }
     device_->set_pinned_budget(config.pinned_budget_mb << 20);
+    if (config.data_on_gpu) return run_resident(config, recorder, lane);
     const std::unique_ptr<Dataset> dataset = parts_.dataset(config);
     LoaderContext context{*device_, *parts_.trace,  *dataset,       recorder,
                           lane,     &pinned_gauge_, next_batch_id_, TrainLoop::batches_in_flight(config) + 1};
@@ -264,6 +265,25 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
     next_batch_id_ += loader.dispatched();
     std::lock_guard lock(mutex_);
     status_.dataset = dataset->report();
+}
+
+// data_on_gpu: the ideal every run is measured against. No dataset, no workers, no pinned buffers and no
+// H2D: each step hands the train loop a batch already in device memory, so only its kernels (and D2H) run.
+void Session::run_resident(const PipelineConfig& config, Recorder& recorder, LaneId lane) {
+    TrainLoop train(config, *device_, recorder, lane);
+    int64_t made = 0;
+    while (!bounds_reached(config)) {
+        if (!pass_gate()) break;  // a stop, or a new config to build (paused or not)
+        LoadedBatch batch;
+        batch.index = made;
+        batch.id = next_batch_id_ + made;
+        batch.bytes = static_cast<size_t>(config.batch_bytes());
+        ++made;
+        train.submit(std::move(batch));
+        if (config.step_host_us > 0) spend_cpu_us(config.step_host_us * config.slow_motion, stop_requested_);
+        ++batches_;
+    }
+    next_batch_id_ += made;
 }
 
 }  // namespace pinscope

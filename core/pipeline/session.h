@@ -80,6 +80,7 @@ class Session {
   private:
     void run();
     void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
+    void run_resident(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     bool bounds_reached(const PipelineConfig& config) const;
     // On its own thread: at the run's seconds, interrupts the loader and cuts the device's work.
     void watch_deadline(TimeNs deadline);

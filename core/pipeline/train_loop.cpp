@@ -56,6 +56,7 @@ void TrainLoop::retire(Slot& slot) {
 }
 
 void TrainLoop::copy_in(Slot& slot, const LoadedBatch& batch, size_t offset, size_t bytes, Stream& stream) {
+    if (config_.data_on_gpu) return;  // the batch is already in slot.input
     const HostBuffer& src = batch.buffer.buffer();
     const bool blocks = !config_.non_blocking || !src.pinned();
     // A blocking call shows on the host lane: staging (pageable) or waiting for the copy (pinned).
@@ -75,7 +76,7 @@ void TrainLoop::compute(Slot& slot, const LoadedBatch& batch, size_t in_offset, 
     work.output = slot.output ? &slot.output : nullptr;
     work.output_offset = out_offset;
     work.output_bytes = out_bytes;
-    work.duration_us = config_.kernel_us / config_.chunks;
+    work.duration_us = config_.batch_kernel_us() / config_.chunks;
     work.batch = batch.id;
     device_.launch_kernel(work, stream);
 }
