@@ -44,8 +44,8 @@ void check_kept(const std::string& slug) {
 }  // namespace
 
 TEST_CASE(
-    "a: pinning alone, with no workers and blocking copies, changes samples/s far less than with "
-    "workers and non_blocking") {
+    "a: pinning alone changes little, with workers PyTorch's pin thread gains little and collating into "
+    "pinned memory (beyond PyTorch) pays") {
     check_kept("pin-memory-alone");
 }
 
@@ -97,4 +97,22 @@ TEST_CASE("k: on real JPEGs decoded on the workers, 2 workers beat none and 8 ad
     check_kept("workers-decode-jpegs");
     CHECK(std::filesystem::is_directory(sample_jpegs_folder()));
     CHECK(sample_jpegs_folder().string().starts_with(cache.path().string()));
+}
+
+TEST_CASE("l: on a decode-heavy load the usual recipe's speed-up comes from its workers") {
+    check_kept("the-usual-recipe");
+}
+
+TEST_CASE("every lesson that runs direct pinning says it is beyond PyTorch") {
+    for (const Lesson& lesson : builtin_lessons()) {
+        CAPTURE(lesson.slug);
+        bool direct = lesson.config.value("pin_mode", "") == "direct";
+        for (const LessonRun& run : lesson.runs)
+            direct = direct || run.with.value("pin_mode", "") == "direct";
+        if (!direct) continue;
+        std::string text = lesson.answer;
+        for (const std::string& step : lesson.steps) text += step;
+        for (const LessonRun& run : lesson.runs) text += run.label;
+        CHECK(text.find("beyond PyTorch") != std::string::npos);
+    }
 }

@@ -46,7 +46,7 @@ std::string describe_run(const json& spec) {
         for (const auto& [key, value] : spec["with"].items())
             words += fmt::format("{}{}={}", words.empty() ? "" : ", ", key,
                                  value.is_string() ? value.get<std::string>() : value.dump());
-    return words;
+    return words.empty() ? "the base run" : words;  // a run that changes nothing is the base itself
 }
 
 const json& metric_at(const json& metrics, const std::string& path) {
