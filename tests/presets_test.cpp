@@ -2,6 +2,11 @@
 // two cores), for a few seconds each. Run alone (RUN_SERIAL): the promises are about speed.
 #include <doctest/doctest.h>
 
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+
 #include "core/config/presets.h"
 #include "core/io/metrics_json.h"
 #include "core/lab/measured_run.h"
@@ -79,4 +84,35 @@ TEST_CASE("with per-sample compute only, batch size 16 and 128 run at about the 
     CHECK(large <= 1.15 * small);
     CHECK(large >= 0.85 * small);
     CHECK(small == doctest::Approx(1e6 / 40).epsilon(0.2));  // the GPU's per-sample cost sets the pace
+}
+
+// A preset's look_at line names spans and lanes; look_at_shows says the same as checks, run here against
+// a short run of the preset (pytorch-defaults once described pin spans and empty GPU lanes for a run with
+// pin_memory off).
+TEST_CASE("every preset's look_at line holds on the lanes and spans its run produces") {
+    for (const Preset& preset : builtin_presets()) {
+        CAPTURE(preset.slug);
+        REQUIRE_FALSE(preset.look_at_shows.empty());
+        PipelineConfig config = apply_preset(preset, on_sim());
+        config.seconds = 0.8;
+        MeasuredRun run(config);
+        run.run();
+        const TraceCollector::Snapshot snapshot = run.trace();
+        const TraceStore& store = snapshot.store();
+        std::map<std::string, std::set<std::string>> seen;  // role -> span kinds
+        for (const LaneInfo& lane : store.lanes())
+            for (const Span& span :
+                 store.spans_touching(lane.id, Interval{0, std::numeric_limits<TimeNs>::max()}))
+                seen[std::string(kLaneRoleKeys[static_cast<size_t>(lane.role)])].insert(
+                    std::string(span_kind_name(span.kind)));
+        for (const nlohmann::json& shows : preset.look_at_shows) {
+            const std::string kind = shows["kind"], on = shows.value("on", "");
+            const bool absent = shows.value("absent", false);
+            bool found = false;
+            for (const auto& [role, kinds] : seen)
+                if ((on.empty() || role == on) && kinds.count(kind)) found = true;
+            CAPTURE(shows.dump());
+            CHECK(found != absent);
+        }
+    }
 }

@@ -30,6 +30,16 @@ Preset parse(const nlohmann::json& json, const std::string& file) {
     p.name = text(json, "name", true);
     p.description = text(json, "description", false);
     p.look_at = text(json, "look_at", false);
+    p.look_at_shows = json.value("look_at_shows", nlohmann::json::array());
+    if (!p.look_at_shows.is_array())
+        throw std::invalid_argument("\"look_at_shows\" should be a list of {\"kind\", \"on\", \"absent\"}");
+    for (const nlohmann::json& shows : p.look_at_shows)
+        if (!shows.is_object() || !shows.contains("kind") || !shows["kind"].is_string() ||
+            (shows.contains("on") && !shows["on"].is_string()) ||
+            (shows.contains("absent") && !shows["absent"].is_boolean()))
+            throw std::invalid_argument(
+                "\"look_at_shows\" should be a list of {\"kind\": SPAN KIND, \"on\": LANE ROLE, \"absent\": "
+                "true or false}");
     if (json.contains("view_seconds")) {
         const nlohmann::json& v = json["view_seconds"];
         if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 3600))

@@ -4,6 +4,10 @@
 // needs no files at run time. A file holds:
 //   "name", "description"   what it is and what it shows
 //   "look_at"               where on the timeline the point is to be seen
+//   "look_at_shows"         what look_at names, as checks a test runs against the preset's trace:
+//                           [{"kind": "stage", "on": "main"}, {"kind": "pin", "absent": true}, ...]: spans
+//                           of that kind on lanes of that role (span.h's kinds, lanes.h's role keys;
+//                           no "on": any lane), present, or absent
 //   "view_seconds"          the timeline's zoom that shows it
 //   "promise"               {"text", "checks": [...]}: what it promises, checked by a test on the
 //                           simulated GPU (core/lab/promise.h says how checks read)
@@ -25,9 +29,10 @@ struct Preset {
     std::string name;
     std::string description;
     std::string look_at;
-    double view_seconds = 0;  // 0: the app's default zoom
-    nlohmann::json promise;   // {"text": ..., "checks": [...]}, or null
-    nlohmann::json config;    // a subset of PipelineConfig's keys
+    nlohmann::json look_at_shows;  // an array of {"kind", "on", "absent"}; empty when none
+    double view_seconds = 0;       // 0: the app's default zoom
+    nlohmann::json promise;        // {"text": ..., "checks": [...]}, or null
+    nlohmann::json config;         // a subset of PipelineConfig's keys
 };
 
 // Reads a preset file's JSON: its texts, its config as strict as the command line's (known keys and
