@@ -43,6 +43,10 @@ TEST_CASE("advise on the pageable H100 capture names pageable copies, in text an
     CHECK(advice["verdict"].is_string());
     CHECK(advice["input_share"].is_number());
     CHECK(names_rule(advice, "pageable-async-memcpy"));
+    // The ideal beside the run: its 10 us kernels with nothing to load or copy, far above the 2.3k it ran.
+    CHECK(text.out.find("the ideal, with the data already on the GPU (data_on_gpu): ") != std::string::npos);
+    REQUIRE(advice["ideal_samples_per_s"].is_number());
+    CHECK(advice["ideal_samples_per_s"].get<double>() > 100 * 2325);
     for (const nlohmann::json& f : advice["findings"]) {
         for (const char* key :
              {"rule", "title", "explanation", "cost", "evidence", "fix", "fix_text", "metric"})

@@ -12,10 +12,24 @@
 #include "app/cli/usage_error.h"
 #include "core/io/advice_json.h"
 #include "core/lab/trace_replay.h"
+#include "core/model/predict.h"
+#include "core/units/units.h"
 
 namespace pinscope {
-
 namespace {
+
+// What the run's GPU work allows with nothing to load or copy: the speed of light every finding is
+// measured against, predicted on the simulated GPU (the capture's own device may not be here).
+std::optional<double> ideal_samples_per_s(PipelineConfig config) {
+    config.data_on_gpu = true;
+    config.device = DeviceChoice::sim;
+    config.seconds = 5;
+    config.batches = 0;
+    config.slow_motion = 1;
+    const std::optional<Metrics> predicted = predict_if_modelled(config);
+    if (!predicted) return std::nullopt;
+    return predicted->samples_per_s;
+}
 
 // The DataLoader arguments the lab's model of a trace holds, as a user writes them.
 std::string loader_arguments(const PipelineConfig& c) {
@@ -81,8 +95,11 @@ Command add_advise_command(CLI::App& app) {
             // The recording host's RAM is unknown: only a budget the config set is checked.
             ctx.pinned_budget_bytes = config.pinned_budget_mb << 20;
             const Advice advice = advise(capture.store, metrics, config, ctx);
+            const std::optional<double> ideal = ideal_samples_per_s(config);
             if (*json) {
-                std::cout << advice_json(advice).dump() << std::endl;
+                nlohmann::json out = advice_json(advice);
+                if (ideal) out["ideal_samples_per_s"] = *ideal;
+                std::cout << out.dump() << std::endl;
             } else {
                 if (model)
                     fmt::print("trace {}: {} on {}; the DataLoader as the trace shows it: {}\n",
@@ -100,6 +117,12 @@ Command add_advise_command(CLI::App& app) {
                         "(the advisor counts {} cores, this machine's: the trace does not say its host's; "
                         "pass --cores N for the recording host's)\n",
                         ctx.cores);
+                if (ideal && *ideal > 0)
+                    fmt::print(
+                        "the ideal, with the data already on the GPU (data_on_gpu): {} samples/s "
+                        "predicted; this run: {} ({} of it)\n",
+                        format_short_count(*ideal), format_short_count(metrics.samples_per_s),
+                        format_share(metrics.samples_per_s / *ideal));
                 print_advice(std::cout, advice, capture.store,
                              model ? FixWords::dataloader : FixWords::options);
             }
