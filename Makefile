@@ -3,7 +3,7 @@
 #   make test   checks the layout (clang-format), then builds and runs every test: in Release those that
 #               need an optimised build (speeds, the app under Xvfb), then all the others under
 #               AddressSanitizer + UndefinedBehaviorSanitizer, then ThreadSanitizer on the pipeline and
-#               trace tests, then 50 s of libFuzzer on each file reader (capture, config, calibration,
+#               trace tests, then 40 s of libFuzzer on each file reader (capture, config, calibration,
 #               lesson, preset, font, image, PyTorch profiler trace; clang), two at a time on two cores
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -82,7 +82,7 @@ test-tsan: deps
 # configs, calibrations, lessons, presets, images, and fonts (whose seed, DejaVu Sans from
 # fonts-dejavu-core, is copied from the system).
 FUZZERS = capture config calibration lesson preset font image profiler_trace
-FUZZ_SECONDS ?= 50
+FUZZ_SECONDS ?= 40
 FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 test-fuzz: deps
 	@echo "== $@ starts at $$(date +%T)"

@@ -58,7 +58,7 @@ TEST_CASE("data_on_gpu gives at least the samples/s of every preset's own run") 
     for (const Preset& preset : builtin_presets()) {
         CAPTURE(preset.slug);
         PipelineConfig config = apply_preset(preset, on_sim());
-        config.seconds = 1.5;
+        config.seconds = 1;
         const double actual = measure(config).samples_per_s;
         config.data_on_gpu = true;
         const double ideal = measure(config).samples_per_s;
@@ -94,7 +94,7 @@ TEST_CASE("every preset's look_at line holds on the lanes and spans its run prod
         CAPTURE(preset.slug);
         REQUIRE_FALSE(preset.look_at_shows.empty());
         PipelineConfig config = apply_preset(preset, on_sim());
-        config.seconds = 0.8;
+        config.seconds = 0.5;
         MeasuredRun run(config);
         run.run();
         const TraceCollector::Snapshot snapshot = run.trace();
