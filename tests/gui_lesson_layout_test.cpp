@@ -13,23 +13,14 @@
 #include "app/gui/model/word_wrap.h"
 #include "app/gui/ui_style.h"
 #include "core/io/metrics_json.h"
+#include "tests/headless_imgui.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
+using namespace pinscope::testing;
 using nlohmann::json;
 
 namespace {
-
-struct HeadlessImGui {
-    HeadlessImGui(float width, float height) {
-        ImGui::CreateContext();
-        ImGuiIO& io = ImGui::GetIO();
-        io.DisplaySize = ImVec2(width, height);
-        io.IniFilename = nullptr;
-        io.DeltaTime = 1.f / 60;
-    }
-    ~HeadlessImGui() { ImGui::DestroyContext(); }
-};
 
 // Metrics as wide as real ones read: rates in the hundreds of thousands, shares, bandwidths, bytes.
 json wide_metrics(const json& in, const std::string& key = "") {

@@ -10,27 +10,11 @@
 #include "app/gui/model/metric_tiles.h"
 #include "app/gui/timeline_legend.h"
 #include "app/gui/ui_style.h"
+#include "tests/headless_imgui.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
-
-namespace {
-
-// An ImGui context with a built font atlas and a display: enough to build frames headless.
-struct HeadlessImGui {
-    HeadlessImGui(float width, float height) {
-        ImGui::CreateContext();
-        ImGuiIO& io = ImGui::GetIO();
-        io.DisplaySize = ImVec2(width, height);
-        io.IniFilename = nullptr;
-        unsigned char* pixels = nullptr;
-        int w = 0, h = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    }
-    ~HeadlessImGui() { ImGui::DestroyContext(); }
-};
-
-}  // namespace
+using namespace pinscope::testing;
 
 TEST_CASE("the Controls window draws a widget for every knob of the table") {
     HeadlessImGui imgui(600, 4000);
