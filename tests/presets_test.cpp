@@ -116,3 +116,11 @@ TEST_CASE("every preset's look_at line holds on the lanes and spans its run prod
         }
     }
 }
+
+TEST_CASE("every preset that pins directly says it is beyond PyTorch") {
+    for (const Preset& preset : builtin_presets()) {
+        CAPTURE(preset.slug);
+        if (preset.config.value("pin_mode", "") != "direct") continue;
+        CHECK(preset.description.find("beyond PyTorch") != std::string::npos);
+    }
+}
