@@ -238,9 +238,8 @@ void LessonPanel::navigation() {
 // frame draws it a step smaller. The scale starts again from the presentation size on a new page, a new
 // panel size, or when the answer's numbers come in.
 void LessonPanel::step_type_down(const Rect& rect, bool presentation) {
-    const std::string drawn =
-        fmt::format("{} {} {}x{} {} {} {}", index_, player_.page(), rect.w, rect.h, presentation,
-                    player_.measuring(), player_.outcome().has_value() || !player_.error().empty());
+    const std::string drawn = fmt::format("{} {} {}x{} {} {} {}", index_, player_.page(), rect.w, rect.h,
+                                          presentation, player_.measuring(), player_.finished());
     if (drawn != fit_for_) {
         fit_for_ = drawn;
         // Only the question page has a question to shrink first.

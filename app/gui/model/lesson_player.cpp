@@ -91,6 +91,11 @@ std::optional<LessonOutcome> LessonPlayer::outcome() const {
     return outcome_;
 }
 
+bool LessonPlayer::finished() const {
+    std::lock_guard lock(mutex_);
+    return outcome_.has_value() || !error_.empty();
+}
+
 std::string LessonPlayer::error() const {
     std::lock_guard lock(mutex_);
     return error_;

@@ -48,6 +48,8 @@ class LessonPlayer {
     // Once measured: the answer and its checks; nullopt before, and the error if it failed.
     std::optional<LessonOutcome> outcome() const;
     std::string error() const;
+    // Whether the runs have been measured (or failed), without copying the outcome: a per-frame check.
+    bool finished() const;
 
     // The config of run `index` on the machine the lesson was opened with: what "show it live" applies.
     PipelineConfig run_config(size_t index) const { return lesson_->run_config(index, machine_); }
