@@ -116,3 +116,7 @@ TEST_CASE("every lesson that runs direct pinning says it is beyond PyTorch") {
         CHECK(text.find("beyond PyTorch") != std::string::npos);
     }
 }
+
+TEST_CASE("m: one request at a time, a pinned buffer kept across requests answers sooner than pinning each") {
+    check_kept("latency-pin-each-request");
+}
