@@ -241,13 +241,12 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       gpu_(calibration, config.streams),
       batch_limit_(batch_limit),
       end_time_(seconds > 0 ? seconds * 1e9 : kNever),
+      // data_on_gpu (predict() hands it over with no workers and no pin copy): the train loop's inline
+      // path with every host cost zero stands in for a loader that does nothing.
       resident_(config.data_on_gpu),
-      // data_on_gpu: no loader at all; the train loop's inline path with every host cost zero stands in.
-      workers_(config.data_on_gpu ? 0 : config.num_workers),
-      pin_thread_(!config.data_on_gpu && config.pin_memory && config.pin_mode == PinMode::thread &&
-                  config.num_workers > 0),
-      pin_inline_(!config.data_on_gpu && config.pin_memory && config.pin_mode == PinMode::thread &&
-                  config.num_workers == 0),
+      workers_(config.num_workers),
+      pin_thread_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers > 0),
+      pin_inline_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers == 0),
       result_pinned_(config.pin_memory),
       batch_bytes_(static_cast<double>(config.batch_bytes())),
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),

@@ -152,9 +152,13 @@ Calibration calibration_for(const PipelineConfig& config) {
 }
 
 Metrics predict(const PipelineConfig& given, const Calibration& calibration, const HostRates& host) {
-    // data_on_gpu has no loader: its workers and queue knobs mean nothing, and the model runs none.
+    // data_on_gpu has no loader: its workers, queue and pin copy mean nothing, and the model runs none.
     PipelineConfig config = given;
-    if (config.data_on_gpu) config.num_workers = 0, config.prefetch_factor.reset();
+    if (config.data_on_gpu) {
+        config.num_workers = 0;
+        config.prefetch_factor.reset();
+        config.pin_mode = PinMode::direct;  // nothing is loaded, so nothing is copied into pinned memory
+    }
     // A run lasts `seconds` of the clock; in slow motion that is fewer seconds of the real pipeline.
     const double seconds = config.seconds > 0 ? config.seconds / config.slow_motion : 0;
     const int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);

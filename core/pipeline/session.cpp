@@ -257,14 +257,18 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         std::optional<LoadedBatch> batch = loader.next();
         if (!batch) break;  // interrupted: stop or reconfigure
         train.submit(std::move(*batch));
-        // The rest of a real step on the host (the model's Python, its launches, the optimizer): the
-        // next batch is asked for only after it, as a train loop's next() comes after its step.
-        if (config.step_host_us > 0) spend_cpu_us(config.step_host_us * config.slow_motion, stop_requested_);
-        ++batches_;
+        finish_step(config);
     }
     next_batch_id_ += loader.dispatched();
     std::lock_guard lock(mutex_);
     status_.dataset = dataset->report();
+}
+
+// The rest of a real step on the host after its batch is submitted (the model's Python, its launches, the
+// optimizer): the next batch is asked for only after it, as a train loop's next() comes after its step.
+void Session::finish_step(const PipelineConfig& config) {
+    if (config.step_host_us > 0) spend_cpu_us(config.step_host_us * config.slow_motion, stop_requested_);
+    ++batches_;
 }
 
 // data_on_gpu: the ideal every run is measured against. No dataset, no workers, no pinned buffers and no
@@ -280,8 +284,7 @@ void Session::run_resident(const PipelineConfig& config, Recorder& recorder, Lan
         batch.bytes = static_cast<size_t>(config.batch_bytes());
         ++made;
         train.submit(std::move(batch));
-        if (config.step_host_us > 0) spend_cpu_us(config.step_host_us * config.slow_motion, stop_requested_);
-        ++batches_;
+        finish_step(config);
     }
     next_batch_id_ += made;
 }
