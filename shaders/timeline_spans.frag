@@ -7,7 +7,7 @@ flat in float x1;
 flat in uint kind;
 flat in uint memory;
 
-uniform vec3 kind_colour[16];
+uniform vec3 kind_colour[24];
 uniform vec3 pageable_stripe;
 uniform uint pageable_memory;  // HostMemory::pageable
 uniform uint hatched_kinds;    // a bit per span kind: the copies, hatched when from pageable memory
@@ -17,7 +17,7 @@ out vec4 weighted;  // rgb * coverage, coverage
 void main() {
     float left = floor(gl_FragCoord.x);
     float coverage = clamp(min(x1, left + 1.0) - max(x0, left), 0.0, 1.0);
-    vec3 colour = kind_colour[min(kind, 15u)];
+    vec3 colour = kind_colour[min(kind, 23u)];
     // Copies from pageable memory are hatched, as the draw-list path does.
     if (memory == pageable_memory && ((hatched_kinds >> kind) & 1u) != 0u &&
         mod(gl_FragCoord.x + gl_FragCoord.y, 6.0) < 1.5)

@@ -411,3 +411,29 @@ TEST_CASE("batch ids may skip a few batches but not spread wider than the spans 
                          doctest::Contains("spread from 0 to 1048576, wider than its 3 spans could cover"),
                          CaptureError);
 }
+
+#include "core/io/capture_columns.h"
+
+TEST_CASE("a format 3 capture's imported categories move up past the kinds format 4 added") {
+    using namespace pinscope::capture_columns;
+    std::vector<Span> spans(3);
+    const SpanKind written[] = {SpanKind::h2d, SpanKind(kKindCountBefore4), SpanKind(kKindCountBefore4 + 1)};
+    for (size_t i = 0; i < spans.size(); ++i) {
+        spans[i].start = 1000 + static_cast<TimeNs>(i) * 10;
+        spans[i].end = spans[i].start + 5;
+        spans[i].kind = written[i];
+    }
+    const std::vector<uint8_t> raw = encode_spans(0, spans);
+    for (const uint32_t version : {3u, 4u}) {
+        CAPTURE(version);
+        std::vector<std::vector<Span>> lanes;
+        SpanUse use;
+        decode_spans(raw, Limits{version, 0}, lanes, use);
+        REQUIRE(lanes.size() == 1);
+        REQUIRE(lanes[0].size() == 3);
+        CHECK(lanes[0][0].kind == SpanKind::h2d);  // pinscope's own kinds keep their ids
+        const int shift = version < 4 ? kSpanKindCount - kKindCountBefore4 : 0;
+        CHECK(static_cast<int>(lanes[0][1].kind) == kKindCountBefore4 + shift);
+        CHECK(static_cast<int>(lanes[0][2].kind) == kKindCountBefore4 + 1 + shift);
+    }
+}

@@ -46,7 +46,7 @@ struct UploadedLane {
 constexpr uint64_t kKeepFrames = 300;
 
 void set_colours(GLint location, const SpanPalette& palette) {
-    constexpr int kShaderKinds = 16;  // timeline_spans.frag's kind_colour[]
+    constexpr int kShaderKinds = 24;  // timeline_spans.frag's kind_colour[]
     constexpr int kSlots = kSpanKindCount + kCategoryHueCount;
     static_assert(kSlots <= kShaderKinds, "the span shader has a colour for every colour slot");
     float rgb[3 * kShaderKinds] = {};

@@ -19,10 +19,12 @@ float swatch_width() {
 
 LegendEntries all_kinds_legend() {
     LegendEntries all;
-    // `tracing` (a thread held by a full trace ring) is rare and explained by its tooltip: not a fixture
-    // of every legend.
+    // `tracing` (a thread held by a full trace ring), `startup` and `stopwatch` (a cold start, a naive
+    // benchmark) are rare and explained by their tooltips: not fixtures of every legend. The legend of
+    // what is in view names them when they are.
     for (int k = 0; k < kSpanKindCount; ++k)
-        if (SpanKind(k) != SpanKind::tracing)
+        if (SpanKind(k) != SpanKind::tracing && SpanKind(k) != SpanKind::startup &&
+            SpanKind(k) != SpanKind::stopwatch)
             all.push_back({std::string(kSpanKindNames[k]), SpanKind(k), false});
     all.push_back({"pageable", SpanKind::h2d, true});  // a copy from pageable memory
     return all;

@@ -54,7 +54,12 @@ namespace pinscope {
 // 2: a span the run's end cut short is marked (bit 7 of its kind byte).
 // 3: streamed (tables and META last, an index); lanes by origin, role and group; spans with a category
 //    and a depth; flows; the config optional. Format 1 and 2 files still open.
-constexpr uint32_t kCaptureFormatVersion = 3;
+// 4: two more of pinscope's own kinds (startup, stopwatch), so an imported category's id starts two
+//    later; a format 3 file's category ids are moved up as it is read.
+constexpr uint32_t kCaptureFormatVersion = 4;
+// How many kinds of pinscope's own formats 1 to 3 knew: their imported categories' ids start here.
+constexpr int kKindCountBefore4 = 9;
+static_assert(kKindCountBefore4 <= kSpanKindCount);
 constexpr const char* kCaptureExtension = ".pinscope";
 
 class CaptureError : public std::runtime_error {

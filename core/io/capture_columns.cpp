@@ -148,7 +148,11 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
         s.batch = batch;
         s.bytes = columns[kBytes].get("a byte count");
         if (v3) {
-            s.kind = static_cast<SpanKind>(columns[kKind].byte("a kind"));
+            int kind = columns[kKind].byte("a kind");
+            if (limits.version < 4 && kind >= kKindCountBefore4) kind += kSpanKindCount - kKindCountBefore4;
+            if (kind >= kMaxSpanKinds)
+                throw varint::FormatError(fmt::format("a span's kind {} is past any category", kind));
+            s.kind = static_cast<SpanKind>(kind);
             const uint8_t flags = columns[kFlags].byte("a span's flags");
             if ((flags & 0x3) > static_cast<int>(HostMemory::pinned) || (flags & ~(0x3 | kFlagCut)))
                 throw varint::FormatError(fmt::format("a span has unknown flags ({:#04x})", flags));
@@ -162,7 +166,7 @@ size_t decode_spans(const std::vector<uint8_t>& raw, const Limits& limits,
             uint8_t packed = columns[kKind].byte("a kind");
             const bool cut = limits.cut_marks() && (packed & kCutBit);
             if (cut) packed &= static_cast<uint8_t>(~kCutBit);
-            if ((packed & 0xF) >= kSpanKindCount || (packed >> 4) > static_cast<int>(HostMemory::pinned))
+            if ((packed & 0xF) >= kKindCountBefore4 || (packed >> 4) > static_cast<int>(HostMemory::pinned))
                 throw varint::FormatError(
                     fmt::format("a span has an unknown kind or memory ({:#04x})", packed));
             s.kind = static_cast<SpanKind>(packed & 0xF);

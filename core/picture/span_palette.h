@@ -61,6 +61,8 @@ constexpr SpanPalette kDarkPalette{
         {76, 186, 96},    // kernel: green
         {170, 104, 222},  // d2h: violet
         {214, 96, 170},   // tracing: rose, what recording the trace cost a thread
+        {232, 214, 88},   // startup: yellow, a process getting ready (context, fresh allocations)
+        {236, 236, 236},  // stopwatch: near white, what a benchmark's timer covered
     }},
     {240, 60, 60},
     {255, 255, 255},
@@ -78,6 +80,8 @@ constexpr SpanPalette kHighContrastPalette{
         {0, 230, 0},      // kernel
         {235, 0, 235},    // d2h
         {255, 110, 190},  // tracing
+        {255, 255, 80},   // startup
+        {255, 255, 255},  // stopwatch
     }},
     {255, 0, 0},
     {255, 255, 0},
@@ -96,6 +100,8 @@ constexpr SpanPalette kLightPalette{
         {48, 158, 72},    // kernel
         {146, 80, 204},   // d2h
         {196, 70, 146},   // tracing
+        {176, 150, 20},   // startup
+        {60, 60, 60},     // stopwatch
     }},
     {222, 30, 30},
     {20, 20, 24},

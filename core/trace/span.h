@@ -14,21 +14,23 @@ constexpr LaneId kNoLane = 0xFFFF;
 constexpr int64_t kNoBatch = -1;
 
 enum class SpanKind : uint8_t {
-    fetch,    // a worker (or the main thread with num_workers=0) builds one batch: read, decode, collate
-    pin,      // a batch is copied into page-locked memory (PyTorch's pin thread, or inline)
-    wait,     // the train loop waits for the next batch from the loader
-    stage,    // a host thread is held inside a pageable copy while the driver stages it
-    sync,     // a host thread waits for the GPU (a blocking copy, an event, a full stream)
-    h2d,      // host-to-device copy on a copy engine
-    kernel,   // the compute kernel of one batch (or one chunk of it)
-    d2h,      // device-to-host copy of the result
-    tracing,  // a thread waited for the trace collector to make room: what observing cost it
+    fetch,      // a worker (or the main thread with num_workers=0) builds one batch: read, decode, collate
+    pin,        // a batch is copied into page-locked memory (PyTorch's pin thread, or inline)
+    wait,       // the train loop waits for the next batch from the loader
+    stage,      // a host thread is held inside a pageable copy while the driver stages it
+    sync,       // a host thread waits for the GPU (a blocking copy, an event, a full stream)
+    h2d,        // host-to-device copy on a copy engine
+    kernel,     // the compute kernel of one batch (or one chunk of it)
+    d2h,        // device-to-host copy of the result
+    tracing,    // a thread waited for the trace collector to make room: what observing cost it
+    startup,    // a process's start-up work: the CUDA context, a fresh pinned or device allocation
+    stopwatch,  // what a benchmark's own timer covered (a naive benchmark's one timed copy)
     count
 };
 constexpr int kSpanKindCount = static_cast<int>(SpanKind::count);
 
 constexpr std::array<std::string_view, kSpanKindCount> kSpanKindNames = {
-    "fetch", "pin", "wait", "stage", "sync", "h2d", "kernel", "d2h", "tracing"};
+    "fetch", "pin", "wait", "stage", "sync", "h2d", "kernel", "d2h", "tracing", "startup", "stopwatch"};
 
 // A span's kind is its category. The kinds above are pinscope's own, which its metrics and advisor know;
 // a trace pinscope did not record (an import) brings categories of its own ("cpu_op", "cuda_runtime"),
