@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/capture_input.h"
+#include "app/cli/naive_copy_command.h"
 #include "app/cli/probe_command.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
@@ -40,6 +41,7 @@ Command add_open_command(CLI::App& app) {
 
 void add_platform_commands(CLI::App& app, std::vector<Command>& commands) {
     commands.push_back(add_probe_command(app));  // says what it lacks in a build without CUDA
+    commands.push_back(add_naive_copy_child_command(app));
 #if PINSCOPE_GUI_BUILT
     commands.push_back(gui::add_gui_command(app));
 #endif

@@ -1,5 +1,6 @@
 // pinscope: the command line and, with no command, the desktop app.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "app/cli/sweep_command.h"
 #include "app/cli/usage_error.h"
 #include "app/default_command.h"
+#include "core/device/naive_copy.h"
 #include "core/files/output_file.h"
 
 using namespace pinscope;
@@ -39,6 +41,9 @@ std::string command_name(int argc, char** argv, const std::vector<Command>& comm
 
 int main(int argc, char** argv) {
     install_stop_signals();  // before any command: no signal may leave a temporary file behind
+    // A real GPU's naive benchmark needs a fresh process, which runs this very program.
+    std::error_code no_link;
+    set_fresh_process_program(std::filesystem::read_symlink("/proc/self/exe", no_link).string());
     CLI::App app{
         "pinscope: a lab for how training data travels from host memory to a GPU.\n"
         "With no command it opens the desktop app (or, without a display, runs the headless demo);\n"

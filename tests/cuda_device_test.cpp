@@ -10,6 +10,8 @@
 
 #include "core/device/cuda/cuda_device.h"
 #include "core/device/device_factory.h"
+#include "core/device/naive_copy.h"
+#include "core/lab/measured_run.h"
 #include "core/pipeline/data_loader.h"
 #include "core/pipeline/dataset.h"
 #include "core/pipeline/train_loop.h"
@@ -317,4 +319,49 @@ TEST_CASE("gpu=N picks the GPU the session runs on, and a number the machine lac
                 CHECK(lane.origin.process == config.gpu);
             }
     CHECK(kernels == 1);
+}
+
+TEST_CASE("on the GPU, the naive benchmark runs in a fresh process: pageable's stopwatch holds the context") {
+    SKIP_WITHOUT_GPU();
+    set_fresh_process_program(PINSCOPE_BINARY);
+    std::map<bool, double> stopwatch_s;
+    for (const bool pinned : {false, true}) {
+        CAPTURE(pinned);
+        PipelineConfig config;
+        config.device = DeviceChoice::cuda;
+        config.naive_benchmark = true;
+        config.pin_memory = pinned;
+        config.batch_size = 32;
+        MeasuredRun run(config);
+        run.run();
+        REQUIRE(run.session().status().state == SessionState::finished);
+        const TraceCollector::Snapshot snapshot = run.trace();
+        const TraceStore& store = snapshot.store();
+        std::vector<Span> stopwatches, contexts, copies;
+        for (const LaneInfo& lane : store.lanes())
+            for (const Span& s : store.spans(lane.id)) {
+                if (s.kind == SpanKind::stopwatch) stopwatches.push_back(s);
+                if (s.kind == SpanKind::h2d) {
+                    copies.push_back(s);
+                    CHECK(lane.group == LaneGroup::device);
+                }
+                // The child's context, not the parent's device (which names itself "this device's").
+                if (s.kind == SpanKind::startup &&
+                    store.name(s.name).find("process's first") != std::string::npos)
+                    contexts.push_back(s);
+            }
+        REQUIRE(stopwatches.size() == 1);
+        REQUIRE(contexts.size() == 1);
+        REQUIRE(copies.size() == 1);
+        CHECK(copies.front().bytes == static_cast<uint64_t>(config.batch_bytes()));
+        if (pinned)
+            CHECK(contexts.front().end <= stopwatches.front().start);
+        else
+            CHECK((contexts.front().start >= stopwatches.front().start &&
+                   contexts.front().end <= stopwatches.front().end));
+        stopwatch_s[pinned] = run.metrics().stopwatch_s;
+        MESSAGE("stopwatch " << (pinned ? "pinned " : "pageable ") << stopwatch_s[pinned] * 1e3
+                             << " ms, context " << ns_to_s(contexts.front().duration()) * 1e3 << " ms");
+    }
+    CHECK(stopwatch_s[false] >= 20 * stopwatch_s[true]);
 }

@@ -11,6 +11,7 @@
 #include "core/analysis/metrics.h"
 #include "core/device/calibration.h"
 #include "core/device/sim/pageable_staging.h"
+#include "core/lab/measured_run.h"
 #include "core/pipeline/session.h"
 #include "tests/leak_checks.h"
 #include "tests/sim_configs.h"
@@ -366,4 +367,84 @@ TEST_CASE("a paused session takes no new batch, a step lets exactly one through,
     resumed.set_paused(false);
     CHECK(wait_for([&] { return resumed.status().batches >= 3; }));
     resumed.stop();
+}
+
+TEST_CASE("a naive benchmark's pageable stopwatch holds the CUDA context, a pinned one's starts after it") {
+    for (const bool pinned : {false, true}) {
+        CAPTURE(pinned);
+        PipelineConfig config = on_sim();
+        config.naive_benchmark = true;
+        config.pin_memory = pinned;
+        config.non_blocking = true;
+        config.batch_size = 8;
+        MeasuredRun run(config);
+        run.run();
+        CHECK(run.session().status().state == SessionState::finished);
+        CHECK(run.session().status().batches == 1);
+        const TraceCollector::Snapshot snapshot = run.trace();
+        const TraceStore& store = snapshot.store();
+        std::vector<Span> stopwatches, contexts, allocations, copies;
+        for (const LaneInfo& lane : store.lanes())
+            for (const Span& s : store.spans(lane.id)) {
+                if (s.kind == SpanKind::stopwatch) {
+                    stopwatches.push_back(s);
+                    CHECK(lane.name == "stopwatch");
+                }
+                if (s.kind == SpanKind::startup && store.name(s.name).starts_with("CUDA context"))
+                    contexts.push_back(s);
+                if (s.kind == SpanKind::startup && store.name(s.name).starts_with("cudaHostAlloc"))
+                    allocations.push_back(s);
+                if (s.kind == SpanKind::h2d) copies.push_back(s);
+            }
+        REQUIRE(stopwatches.size() == 1);
+        REQUIRE(contexts.size() == 1);
+        REQUIRE(copies.size() == 1);
+        const Span& stopwatch = stopwatches.front();
+        const Span& context = contexts.front();
+        CHECK(context.duration() >= static_cast<TimeNs>(builtin_calibration().context_create_s * 1e9));
+        if (pinned) {
+            // Pinning made the context and a fresh cudaHostAlloc, both before the stopwatch started.
+            CHECK(allocations.size() == 1);
+            CHECK(context.end <= stopwatch.start);
+            CHECK(allocations.front().end <= stopwatch.start);
+            CHECK(stopwatch.duration() < context.duration());
+        } else {
+            CHECK(allocations.empty());
+            CHECK(context.start >= stopwatch.start);
+            CHECK(context.end <= stopwatch.end);
+        }
+        CHECK(copies.front().start >= stopwatch.start);
+        const Metrics metrics = run.metrics();
+        CHECK(metrics.stopwatch_s == doctest::Approx(ns_to_s(stopwatch.duration())));
+        CHECK(metrics.startup_s >= ns_to_s(context.duration()));
+        CHECK(run.session().device_resources().host_buffers == 0);
+    }
+}
+
+TEST_CASE("a cold start draws the context and each fresh pinned buffer as start-up, before metrics count") {
+    PipelineConfig config = on_sim();
+    config.cold_start = true;
+    config.pin_memory = true;
+    config.num_workers = 2;
+    config.batches = 6;
+    config.seconds = 0;
+    MeasuredRun run(config);
+    run.run();
+    const TraceCollector::Snapshot snapshot = run.trace();
+    const TraceStore& store = snapshot.store();
+    int contexts = 0, pins = 0;
+    for (const LaneInfo& lane : store.lanes())
+        for (const Span& s : store.spans(lane.id))
+            if (s.kind == SpanKind::startup) {
+                const std::string_view name = store.name(s.name);
+                contexts += name.starts_with("CUDA context");
+                pins += name.starts_with("cudaHostAlloc");
+                CHECK(lane.group == LaneGroup::host);
+            }
+    CHECK(contexts == 1);
+    CHECK(pins >= 1);
+    const Metrics metrics = run.metrics();
+    CHECK(metrics.batches > 0);
+    CHECK(metrics.startup_s >= builtin_calibration().context_create_s);
+    CHECK(run.window().start > store.first_time());  // the measured window starts at the first batch
 }

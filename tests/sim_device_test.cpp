@@ -3,11 +3,15 @@
 // model computes from the calibration, so these checks do not depend on how busy the machine is.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "core/device/naive_copy.h"
 #include "core/device/sim/sim_device.h"
+#include "core/trace/thread_lane.h"
 #include "tests/leak_checks.h"
 
 using namespace pinscope;
@@ -486,4 +490,115 @@ TEST_CASE("staging to the host writes every byte of the destination, from the bo
     PageableStaging::stage(host.data(), host.size(), StagingDirection::to_host);
     CHECK(std::count(host.begin(), host.end(), std::byte{7}) ==
           0);  // every byte came from the bounce buffer, which never held a 7
+}
+
+namespace {
+
+// A calibration whose start-up figures are long enough to tell apart from scheduling noise.
+Calibration with_startup_costs() {
+    Calibration c = builtin_calibration();
+    c.context_create_s = 0.06;
+    c.pin_alloc_256MB_s = 0.128;  // 0.5 ms a MiB
+    c.device_alloc_s = 0.002;
+    return c;
+}
+
+std::vector<Span> startup_spans(Trace& trace, TraceStore& store) {
+    trace.collect(store);
+    std::vector<Span> found;
+    for (const LaneInfo& lane : store.lanes())
+        for (const Span& s : store.spans(lane.id))
+            if (s.kind == SpanKind::startup) found.push_back(s);
+    std::sort(found.begin(), found.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("a cold device makes its context once, at the first call of any thread, and the others wait") {
+    Trace trace;
+    TraceStore store;
+    SimDevice device(trace, with_startup_costs(), 1, 0, /*cold_start=*/true);
+    const LaneId first_lane = trace.lanes().lane(LaneRole::worker, 0);
+    const LaneId second_lane = trace.lanes().lane(LaneRole::pin);
+    TimeNs second_returned = 0;
+    std::thread first([&] {
+        this_thread_lane() = first_lane;
+        Stream stream = device.create_stream(0);
+    });
+    std::thread second([&] {
+        this_thread_lane() = second_lane;
+        DeviceBuffer buffer = device.allocate_device(1 << 20);
+        second_returned = now_ns();
+    });
+    first.join();
+    second.join();
+    const std::vector<Span> spans = startup_spans(trace, store);
+    int contexts = 0;
+    for (const Span& s : spans)
+        if (store.name(s.name).starts_with("CUDA context")) {
+            ++contexts;
+            CHECK(s.duration() >= 60 * kNsPerMs);
+            CHECK((s.lane == first_lane || s.lane == second_lane));
+            CHECK(second_returned >= s.end);  // the allocation waited for the context, wherever it was made
+        }
+    CHECK(contexts == 1);
+    // The device allocation is its own start-up span, after the context, on its thread's lane.
+    const auto malloc_span = std::find_if(spans.begin(), spans.end(), [&](const Span& s) {
+        return store.name(s.name).starts_with("cudaMalloc");
+    });
+    REQUIRE(malloc_span != spans.end());
+    CHECK(malloc_span->lane == second_lane);
+    CHECK(malloc_span->duration() >= 2 * kNsPerMs);
+}
+
+TEST_CASE("a cold device's fresh pinned allocation costs in proportion to its size, a pageable one nothing") {
+    Trace trace;
+    TraceStore store;
+    SimDevice device(trace, with_startup_costs(), 1, 0, /*cold_start=*/true);
+    this_thread_lane() = trace.lanes().lane(LaneRole::main);
+    HostBuffer pageable = device.allocate_host(32 << 20, HostMemory::pageable);
+    CHECK(startup_spans(trace, store).empty());  // malloc needs no driver: the context is not made yet
+    HostBuffer small = device.allocate_host(8 << 20, HostMemory::pinned);
+    HostBuffer large = device.allocate_host(32 << 20, HostMemory::pinned);
+    const std::vector<Span> spans = startup_spans(trace, store);
+    REQUIRE(spans.size() == 3);  // the context (pinning is the first CUDA call), then two cudaHostAllocs
+    CHECK(store.name(spans[0].name).starts_with("CUDA context"));
+    CHECK(store.name(spans[1].name).starts_with("cudaHostAlloc"));
+    CHECK(spans[1].duration() >= 4 * kNsPerMs);   // 8 MiB at 0.5 ms a MiB
+    CHECK(spans[2].duration() >= 16 * kNsPerMs);  // 32 MiB
+    CHECK(spans[0].end <= spans[1].start);
+    this_thread_lane() = kNoLane;
+}
+
+TEST_CASE("a warm device (the default) records no start-up work") {
+    Trace trace;
+    TraceStore store;
+    SimDevice device(trace, with_startup_costs());
+    Stream stream = device.create_stream(0);
+    HostBuffer pinned = device.allocate_host(8 << 20, HostMemory::pinned);
+    DeviceBuffer buffer = device.allocate_device(8 << 20);
+    CHECK(startup_spans(trace, store).empty());
+}
+
+TEST_CASE("the naive benchmark's fresh process is read strictly: known kinds, times in order") {
+    const nlohmann::json good = {
+        {"steps",
+         {{{"what", "CUDA context"}, {"kind", "startup"}, {"start", 100}, {"end", 200}},
+          {{"what", "copy"}, {"kind", "h2d"}, {"start", 150}, {"end", 300}}}}};
+    const std::vector<NaiveCopyStep> steps = naive_copy_steps(good);
+    REQUIRE(steps.size() == 2);
+    CHECK(steps[0].kind == SpanKind::startup);
+    CHECK(steps[1].end == 300);
+    nlohmann::json backwards = good;
+    backwards["steps"][1]["end"] = 10;
+    CHECK_THROWS_AS(naive_copy_steps(backwards), DeviceError);
+    nlohmann::json unknown = good;
+    unknown["steps"][0]["kind"] = "kernel";  // the child launches nothing
+    CHECK_THROWS_AS(naive_copy_steps(unknown), DeviceError);
+    CHECK_THROWS_AS(naive_copy_steps(nlohmann::json::array()), DeviceError);
+    CHECK_THROWS_AS(naive_copy_steps({{"steps", {{{"what", 3}}}}}), DeviceError);
+    set_fresh_process_program("");
+    CHECK_THROWS_WITH_AS(run_naive_copy_in_fresh_process(NaiveCopyRequest{}),
+                         doctest::Contains("fresh pinscope process"), DeviceError);
 }

@@ -255,4 +255,16 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     return m;
 }
 
+void add_startup_totals(const TraceStore& store, Metrics& m, double slow_motion) {
+    if (!(slow_motion >= 1 && std::isfinite(slow_motion))) slow_motion = 1;
+    m.startup_s = m.stopwatch_s = 0;
+    for (const LaneInfo& lane : store.lanes()) {
+        if (lane.group != LaneGroup::host) continue;  // start-up and stopwatches are host threads' work
+        for (const Span& span : store.spans(lane.id)) {
+            if (span.kind == SpanKind::startup) m.startup_s += ns_to_s(span.duration()) / slow_motion;
+            if (span.kind == SpanKind::stopwatch) m.stopwatch_s += ns_to_s(span.duration()) / slow_motion;
+        }
+    }
+}
+
 }  // namespace pinscope

@@ -73,6 +73,11 @@ struct Metrics {
     // loading inline (num_workers=0), whether or not a kernel ran meanwhile (stall counts only the part
     // with the GPU idle).
     double data_wait = 0;
+    // Over the whole trace, not the window (start-up comes before the first batch), in real seconds:
+    // the start-up spans (context, fresh allocations) summed, and what a benchmark's stopwatch read
+    // (naive_benchmark's one timed copy). Set by add_startup_totals, not compute_metrics.
+    double startup_s = 0;
+    double stopwatch_s = 0;
 
     std::vector<StageLatency>
         latencies;               // one per SpanKind with spans ending in the window, in SpanKind order
@@ -83,5 +88,8 @@ struct Metrics {
 // seconds, rates and latencies come back in real units, fractions are the same either way.
 Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow window = {},
                         double slow_motion = 1);
+// Fills startup_s and stopwatch_s from every host span of the trace: once per bounded run or opened
+// capture, never per frame (it reads every span, wherever the window is).
+void add_startup_totals(const TraceStore& store, Metrics& metrics, double slow_motion = 1);
 
 }  // namespace pinscope

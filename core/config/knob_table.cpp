@@ -296,6 +296,22 @@ const Knob kKnobs[] = {
      .fix = "use 1 for real time.",
      .applies = [](const C& c) { return c.device != DeviceChoice::cuda; },
      .access = knob_field<&C::slow_motion>()},
+    {.key = "cold_start",
+     .type = KnobType::boolean,
+     .group = KnobGroup::gpu,
+     .help = "Start as a fresh process does: the first CUDA call creates the context (other threads wait "
+             "for it), and every pinned or device allocation costs a fresh cudaHostAlloc or cudaMalloc, "
+             "each drawn as a start-up span. Simulated GPU; metrics still count from the first batch.",
+     .applies = [](const C& c) { return c.device != DeviceChoice::cuda; },
+     .access = knob_field<&C::cold_start>()},
+    {.key = "naive_benchmark",
+     .type = KnobType::boolean,
+     .group = KnobGroup::gpu,
+     .help = "Instead of the pipeline, time one batch's copy as a naive benchmark does, in a fresh process: "
+             "the tensor is made (and pinned, with pin_memory) first, then a stopwatch covers one "
+             ".to(\"cuda\", non_blocking) with no warm-up and no synchronisation. A cold start on the "
+             "simulated GPU; a fresh pinscope process on a real one.",
+     .access = knob_field<&C::naive_benchmark>()},
     {.key = "gpu",
      .type = KnobType::integer,
      .group = KnobGroup::gpu,

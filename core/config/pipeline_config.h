@@ -73,6 +73,11 @@ struct PipelineConfig {
     // The ideal every run is measured against: the batches already on the GPU, so no loading and no H2D;
     // the train loop only launches each batch's kernels (and its D2H).
     bool data_on_gpu = false;
+    // A fresh process's start-up on the simulated GPU: the context at the first CUDA call, fresh pinned
+    // and device allocations (start-up spans). Metrics still count from the first batch.
+    bool cold_start = false;
+    // Instead of the pipeline, one cold copy timed as a naive benchmark times it (Session says how).
+    bool naive_benchmark = false;
 
     // Length of a headless run: whichever comes first; 0 means unbounded.
     double seconds = 5;

@@ -51,6 +51,12 @@ void check_across_knobs(const PipelineConfig& c, unsigned host_cores, Checker& c
     if (c.device == DeviceChoice::cuda && c.copy_engines != 0 && !check.flagged("copy_engines"))
         check.error("copy_engines", std::to_string(c.copy_engines),
                     "a real GPU has the copy engines it has; use device=sim to model another count.");
+    // A real GPU starts once per process, and pinscope's pipeline runs in its own: naive_benchmark, which
+    // runs a fresh process, is how to see a real one's start-up.
+    if (c.device == DeviceChoice::cuda && c.cold_start)
+        check.error("cold_start", "true",
+                    "a real GPU starts once per process, and pinscope's has started; use device=sim, or "
+                    "naive_benchmark, which runs its copy in a fresh process.");
 
     const bool batch_ok = !check.flagged("sample_shape") && !check.flagged("batch_size");
     if (batch_ok && c.sample_shape.elements() > kMaxBatchBytes / 4 / c.batch_size)

@@ -52,6 +52,7 @@ constexpr CalibrationRange kHostCopyRange{0.1, 1000, "GB/s"};
 constexpr CalibrationRange kLatencyRange{0, 1000, "us"};
 constexpr CalibrationRange kEngineRange{1, 16, ""};
 constexpr CalibrationRange kCopySizeRange{1, 1 << 20, "MiB"};  // 1 MiB to 1 TiB
+constexpr CalibrationRange kStartupRange{0, 30, "s"};  // a driver that takes longer to start is broken
 
 Calibration calibration_from_json(const nlohmann::json& j, const std::string& source) {
     auto fail = [&](const std::string& what) -> CalibrationError {
@@ -131,6 +132,10 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
         figure("bidir_total_GBps", c.h2d_pinned.points().back().gbps + c.d2h_pinned.points().back().gbps,
                kBothWaysRange);
     c.host_memcpy_gbps = figure("host_memcpy_64MB_GBps", 10.0, kHostCopyRange);
+    // Start-up, for a cold start: without figures, a cold start costs nothing beyond a warm one.
+    c.context_create_s = number("context_create_s", 0, kStartupRange);
+    c.device_alloc_s = number("device_alloc_256MB_s", 0, kStartupRange);
+    c.pin_alloc_256MB_s = figure("pin_host_alloc_256MB_s", 0, kStartupRange);
     return c;
 }
 

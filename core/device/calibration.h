@@ -65,6 +65,14 @@ struct Calibration {
     CopyCurve h2d_pinned, h2d_pageable, d2h_pinned, d2h_pageable;
     double bidir_total_gbps = 0;  // both directions at once, summed
     double host_memcpy_gbps = 0;  // one host thread copying memory
+    // What a fresh process pays before its first copy (the simulated GPU's cold start models them):
+    // its first CUDA call (the driver's start and the context), pinning 256 MiB with cudaHostAlloc (a
+    // fresh pinned allocation costs in proportion to its size), and its first cudaMalloc.
+    double context_create_s = 0;
+    double pin_alloc_256MB_s = 0;
+    double device_alloc_s = 0;
+    // The cost of a fresh pinned allocation of `bytes`.
+    double pin_alloc_seconds(double bytes) const { return pin_alloc_256MB_s * bytes / (256.0 * 1024 * 1024); }
 
     const CopyCurve& curve(CopyDirection direction, HostMemory memory) const;
 };

@@ -33,8 +33,8 @@ std::optional<GpuTraceReport> gpu_trace_report([[maybe_unused]] Device& device) 
 DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
     const DeviceChoice choice = config.device;
     std::string no_gpu;
-    // Slow motion and another copy-engine count are the simulated GPU's: auto picks it for them.
-    const bool sim_only = config.slow_motion != 1 || config.copy_engines != 0;
+    // Slow motion, another copy-engine count and a cold start are the simulated GPU's: auto picks it.
+    const bool sim_only = config.slow_motion != 1 || config.copy_engines != 0 || config.cold_start;
     int gpus = 0;
     if (choice != DeviceChoice::sim && !(choice == DeviceChoice::auto_detect && sim_only) &&
         (gpus = cuda_device_count(&no_gpu)) > 0) {
@@ -61,8 +61,8 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
     const std::string& file = config.calibration;
     Calibration calibration = file.empty() ? builtin_calibration() : load_calibration(file);
     std::string why = choice == DeviceChoice::sim ? "asked for with device=sim"
-                      : no_gpu.empty()            ? "slow motion or copy_engines ask for the simulated GPU"
-                                                  : "no CUDA GPU: " + no_gpu;
+                      : no_gpu.empty() ? "slow motion, copy_engines or a cold start ask for the simulated GPU"
+                                       : "no CUDA GPU: " + no_gpu;
     why += "; calibration: " + (file.empty() ? calibration.name + " (built in)" : file);
     if (config.copy_engines > 0) {
         calibration.copy_engines = config.copy_engines;
@@ -71,7 +71,8 @@ DeviceSelection make_device(const PipelineConfig& config, Trace& trace) {
     }
     if (config.slow_motion != 1)
         why += fmt::format(", in slow motion ({}x)", knob_number(config.slow_motion));
-    return {std::make_unique<SimDevice>(trace, std::move(calibration), config.slow_motion, config.gpu),
+    return {std::make_unique<SimDevice>(trace, std::move(calibration), config.slow_motion, config.gpu,
+                                        config.cold_start || config.naive_benchmark),
             std::move(why)};
 }
 

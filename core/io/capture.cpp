@@ -339,8 +339,10 @@ Metrics capture_metrics(const Capture& capture) {
     MetricsWindow window = capture.info.window;
     if (const auto& part = capture.info.loaded_range)  // the part read, within the recorded window
         window = {std::max(window.start, part->start), std::min(window.end, part->end)};
-    return compute_metrics(capture.store, capture_batch_size(capture.info), window,
-                           capture_slow_motion(capture.info));
+    Metrics metrics = compute_metrics(capture.store, capture_batch_size(capture.info), window,
+                                      capture_slow_motion(capture.info));
+    add_startup_totals(capture.store, metrics, capture_slow_motion(capture.info));
+    return metrics;
 }
 
 void save_capture(OutputFile& file, const TraceStore& store, const CaptureInfo& info,

@@ -34,6 +34,8 @@ nlohmann::json metrics_json(const Metrics& m) {
     j["h2d_pageable_gbps"] = m.h2d_pageable_gbps;
     j["h2d_pinned_gbps"] = m.h2d_pinned_gbps;
     j["data_wait"] = m.data_wait;
+    j["startup_ms"] = m.startup_s * 1e3;
+    j["stopwatch_ms"] = m.stopwatch_s * 1e3;
     nlohmann::json latency = nlohmann::json::object();
     for (const StageLatency& l : m.latencies)
         latency[std::string(span_kind_name(l.kind))] = {

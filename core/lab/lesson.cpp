@@ -77,6 +77,7 @@ std::string readable(const std::string& key, double value) {
     if (last.ends_with("per_s")) return format_short_count(value);
     if (last.ends_with("gbps")) return format_gbps(value);
     if (last.ends_with("_us")) return format_duration(static_cast<TimeNs>(value * 1000));
+    if (last.ends_with("_ms")) return format_duration(static_cast<TimeNs>(value * 1e6));
     if (last.ends_with("bytes_max")) return format_bytes(value);
     if (last == "cores") return fmt::format("{:.0f}", value);
     if (key.starts_with("idle.") || last == "stall" || last == "overlap" || last.ends_with("busy") ||

@@ -36,8 +36,10 @@ MetricsWindow MeasuredRun::window() const {
 
 Metrics MeasuredRun::metrics() const {
     const TraceCollector::Snapshot snapshot = collector_->read();
-    return compute_metrics(snapshot.store(), config_.batch_size, measured_window(snapshot.store()),
-                           config_.slow_motion);
+    Metrics metrics = compute_metrics(snapshot.store(), config_.batch_size, measured_window(snapshot.store()),
+                                      config_.slow_motion);
+    add_startup_totals(snapshot.store(), metrics, config_.slow_motion);
+    return metrics;
 }
 
 MetricsWindow measured_window(const TraceStore& store) {

@@ -1,9 +1,12 @@
 #include "core/pipeline/session.h"
 
+#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "core/config/validate.h"
+#include "core/device/naive_copy.h"
 #include "core/pipeline/data_loader.h"
 #include "core/pipeline/dataset.h"
 #include "core/pipeline/train_loop.h"
@@ -26,7 +29,9 @@ std::vector<std::string> describe_all(const std::vector<ConfigIssue>& issues) {
 
 bool device_differs(const PipelineConfig& a, const PipelineConfig& b) {
     return a.device != b.device || a.calibration != b.calibration || a.cupti != b.cupti ||
-           a.copy_engines != b.copy_engines || a.slow_motion != b.slow_motion;
+           a.copy_engines != b.copy_engines || a.slow_motion != b.slow_motion || a.cold_start ||
+           b.cold_start || a.naive_benchmark ||
+           b.naive_benchmark;  // a cold start needs a fresh device every time
 }
 
 }  // namespace
@@ -210,6 +215,7 @@ void Session::run() {
         for (;;) {
             run_generation(config, *recorder, lane);
             if (stop_requested_) return finish(SessionState::stopped);
+            if (config.naive_benchmark) return finish(SessionState::finished);  // its one copy is the run
             if (bounds_reached(config)) return finish(SessionState::finished);
             std::lock_guard lock(mutex_);
             if (!pending_) continue;  // interrupted without a new config: build the same again
@@ -231,6 +237,7 @@ void Session::run_generation(const PipelineConfig& config, Recorder& recorder, L
         ++status_.generation;
     }
     device_->set_pinned_budget(config.pinned_budget_mb << 20);
+    if (config.naive_benchmark) return run_naive_benchmark(config, recorder, lane);
     if (config.data_on_gpu) return run_resident(config, recorder, lane);
     const std::unique_ptr<Dataset> dataset = parts_.dataset(config);
     LoaderContext context{*device_, *parts_.trace,  *dataset,       recorder,
@@ -287,6 +294,79 @@ void Session::run_resident(const PipelineConfig& config, Recorder& recorder, Lan
         finish_step(config);
     }
     next_batch_id_ += made;
+}
+
+// naive_benchmark: the "pinned is 80x faster" benchmark as people publish it, each variant in a fresh
+// process (the device starts cold). The script first makes its tensor, pinned with pin_memory; pinning is
+// the process's first CUDA call, so the context and a fresh cudaHostAlloc are paid there, before any
+// timing. Then a stopwatch covers one x.to("cuda", non_blocking=...): the destination's cudaMalloc and
+// the copy, which from pinned memory returns at once and from pageable memory once it is staged. No
+// warm-up and no synchronisation: a pageable tensor's stopwatch holds the context's creation, a pinned
+// one's holds a launch. The copy is waited for after the stopwatch, so the timeline shows it end.
+void Session::run_naive_benchmark(const PipelineConfig& config, Recorder& recorder, LaneId lane) {
+    const auto bytes = static_cast<size_t>(config.batch_bytes());
+    const int64_t batch = next_batch_id_++;
+    LaneInfo stopwatch_lane = own_lane(LaneRole::other, 0);
+    stopwatch_lane.name = "stopwatch";
+    stopwatch_lane.sort_key = -1;  // above the train loop, whose work it timed
+    const LaneId stopwatch_lane_id = parts_.trace->lanes().lane(stopwatch_lane);
+    if (device_->info().kind == "cuda") {
+        // This process started its GPU long ago: the script runs in a fresh one (naive_copy.h).
+        NaiveCopyRequest request;
+        request.bytes = bytes;
+        request.pinned = config.pin_memory;
+        request.non_blocking = config.non_blocking;
+        request.gpu = config.gpu;
+        const HostMemory memory = config.pin_memory ? HostMemory::pinned : HostMemory::pageable;
+        for (const NaiveCopyStep& step : run_naive_copy_in_fresh_process(request)) {
+            Span span;
+            span.start = step.start;
+            span.end = step.end;
+            span.kind = step.kind;
+            span.batch = batch;
+            span.lane = step.kind == SpanKind::stopwatch ? stopwatch_lane_id
+                        : step.kind == SpanKind::h2d
+                            ? parts_.trace->lanes().device_lane(LaneRole::h2d, 0, config.gpu)
+                            : lane;
+            if (step.kind == SpanKind::startup) span.name = parts_.trace->intern(step.what);
+            if (step.kind == SpanKind::h2d || step.kind == SpanKind::stage ||
+                step.kind == SpanKind::stopwatch) {
+                span.bytes = bytes;
+                span.memory = memory;
+            }
+            recorder.span(span);
+        }
+        ++batches_;
+        return;
+    }
+    HostBuffer tensor =
+        device_->allocate_host(bytes, config.pin_memory ? HostMemory::pinned : HostMemory::pageable);
+    {
+        ScopedSpan made(&recorder, lane, SpanKind::fetch, batch, bytes, tensor.memory());  // torch.randn
+        std::memset(tensor.data(), 1, bytes);
+    }
+    const TimeNs started = now_ns();
+    DeviceBuffer destination = device_->allocate_device(bytes);  // the caching allocator's first cudaMalloc
+    Stream stream = device_->create_stream(0);                   // the current stream, there from the start
+    {
+        std::optional<ScopedSpan> held;
+        if (!tensor.pinned()) held.emplace(&recorder, lane, SpanKind::stage, batch, bytes, tensor.memory());
+        device_->copy_to_device(destination, 0, tensor, 0, bytes, stream, config.non_blocking, batch);
+    }
+    Span stopwatch;
+    stopwatch.start = started;
+    stopwatch.end = now_ns();
+    stopwatch.kind = SpanKind::stopwatch;
+    stopwatch.batch = batch;
+    stopwatch.bytes = bytes;
+    stopwatch.memory = tensor.memory();
+    stopwatch.lane = stopwatch_lane_id;
+    recorder.span(stopwatch);
+    {
+        ScopedSpan waiting(&recorder, lane, SpanKind::sync, batch);  // what the stopwatch left out
+        device_->synchronize(stream);
+    }
+    ++batches_;
 }
 
 }  // namespace pinscope

@@ -81,6 +81,7 @@ class Session {
     void run();
     void run_generation(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     void run_resident(const PipelineConfig& config, Recorder& recorder, LaneId lane);
+    void run_naive_benchmark(const PipelineConfig& config, Recorder& recorder, LaneId lane);
     void finish_step(const PipelineConfig& config);  // the step's own host work, then count the batch
     bool bounds_reached(const PipelineConfig& config) const;
     // On its own thread: at the run's seconds, interrupts the loader and cuts the device's work.

@@ -61,7 +61,9 @@ std::string LiveSession::apply(const PipelineConfig& requested) {
     const PipelineConfig config = unbounded(requested);
     try {
         const SessionState state = session_->status().state;
-        if (state == SessionState::running || state == SessionState::idle) {
+        // A cold start is a fresh process: a new session, whose lanes hold nothing of the last one.
+        const bool fresh = config.cold_start || config.naive_benchmark;
+        if (!fresh && (state == SessionState::running || state == SessionState::idle)) {
             session_->reconfigure(config);
         } else {
             start(config);
@@ -80,6 +82,7 @@ std::string LiveSession::apply(const PipelineConfig& requested) {
 
 const char* LiveSession::state_word() const {
     if (status_.state == SessionState::failed) return "FAILED";
+    if (status_.state == SessionState::finished) return "FINISHED";  // a naive benchmark's one copy
     return paused() ? "PAUSED" : "RUNNING";
 }
 

@@ -54,7 +54,8 @@ class LiveSession {
     void set_paused(bool paused) { session_->set_paused(paused); }
     void step() { session_->step(); }
     bool paused() const { return session_->paused(); }
-    // What the status bar says of the run: "FAILED", "PAUSED" or "RUNNING".
+    // What the status bar says of the run: "FAILED", "FINISHED" (a naive benchmark ends), "PAUSED" or
+    // "RUNNING".
     const char* state_word() const;
     const Session& session() const { return *session_; }
 

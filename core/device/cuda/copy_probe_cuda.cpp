@@ -184,6 +184,10 @@ double time_huge_page_copy(void* device, cudaStream_t stream) {
     return gbps;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::string today() {
     const std::time_t now = std::time(nullptr);
     char text[16] = {};
@@ -194,12 +198,17 @@ std::string today() {
 }  // namespace
 
 CopyProbeResult probe_copies(int ordinal) {
+    // Start-up first, before anything else in this process touches CUDA: the driver's start and the
+    // context, as the first CUDA call of a fresh process pays them (a naive benchmark's first copy).
+    const auto started = std::chrono::steady_clock::now();
     std::string why;
     const int count = cuda_usable_device_count(&why);
     if (count == 0) throw DeviceError("no usable CUDA GPU: " + why + ".");
     if (ordinal < 0 || ordinal >= count)
         throw DeviceError(fmt::format("there is no GPU {}; this machine has {}.", ordinal, count));
     check(cudaSetDevice(ordinal), "cudaSetDevice");
+    check(cudaFree(nullptr), "cudaFree");  // creates the context
+    const double context_create_s = seconds_since(started);
     cudaDeviceProp props{};
     check(cudaGetDeviceProperties(&props, ordinal), "cudaGetDeviceProperties");
     char bus_id[32] = {};
@@ -218,9 +227,13 @@ CopyProbeResult probe_copies(int ordinal) {
                     runtime % 1000 / 10, std::thread::hardware_concurrency(), today());
     result.copy_engines = props.asyncEngineCount;
 
+    result.context_create_s = context_create_s;
     Pinned pinned(kLargest), pinned_back(kLargest);
     Pageable pageable(kLargest), pageable_back(kLargest);
-    OnDevice device(kLargest), device_back(kLargest);
+    const auto allocating = std::chrono::steady_clock::now();
+    OnDevice device(kLargest);
+    result.device_alloc_256MB_s = seconds_since(allocating);  // the process's first cudaMalloc
+    OnDevice device_back(kLargest);
     StreamOwner stream;
     for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
         for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable})

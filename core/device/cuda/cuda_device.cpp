@@ -20,6 +20,7 @@
 #include "core/device/cuda/cupti_recorder.h"
 #include "core/device/cuda/event_timer.h"
 #include "core/device/cuda/pinned_memory.h"
+#include "core/device/startup_spans.h"
 #include "core/units/units.h"
 
 // Index of this file:
@@ -109,11 +110,17 @@ class CudaDevice final : public Device {
     cuda::PinMethod pin_method_ = cuda::PinMethod::host_alloc;
     std::mutex pinned_mutex_;
     std::unordered_map<void*, cuda::PinMethod> pinned_;  // how each pinned buffer was made
+    StartupSpans startup_spans_;  // the context and each pinned allocation, as timed here
 };
 
 CudaDevice::CudaDevice(Trace& trace, const CudaDeviceOptions& options, std::string* tracing)
-    : ordinal_(options.ordinal) {
+    : ordinal_(options.ordinal), startup_spans_(trace) {
+    // The context: made here by the process's first device on this GPU (the driver's start with it), or
+    // found already made by an earlier one, which the span's length shows.
+    const TimeNs context_start = now_ns();
     make_current();
+    check(cudaFree(nullptr), "cudaFree");
+    startup_spans_.record("CUDA context: this device's first CUDA call", context_start, now_ns());
     cudaDeviceProp props{};
     check(cudaGetDeviceProperties(&props, ordinal_), "cudaGetDeviceProperties");
     info_.kind = "cuda";
@@ -244,6 +251,7 @@ GpuTraceReport CudaDevice::trace_report() const {
 std::byte* CudaDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
     if (memory == HostMemory::pinned) {
         make_current();
+        const TimeNs pin_start = now_ns();
         void* data = nullptr;
         cuda::PinMethod method = pin_method_;
         try {
@@ -260,6 +268,12 @@ std::byte* CudaDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
                             "workers or a smaller batch, or pin_memory=false.",
                             format_bytes(static_cast<double>(bytes)), e.what()));
         }
+        startup_spans_.record(
+            fmt::format(
+                "{} {}: a fresh pinned allocation",
+                method == cuda::PinMethod::huge_pages ? "huge pages + cudaHostRegister" : "cudaHostAlloc",
+                format_bytes(static_cast<double>(bytes))),
+            pin_start, now_ns());
         std::lock_guard lock(pinned_mutex_);
         pinned_[data] = method;
         return static_cast<std::byte*>(data);

@@ -67,11 +67,14 @@ double model_cost_per_call_us() {
 // [SECTION] Construction
 //------------------------------------------------------------------------------------------------------------
 
-SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, int ordinal)
+SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, int ordinal, bool cold_start)
     : calibration_(std::move(calibration)),
       time_scale_(std::max(1.0, time_scale)),
       ordinal_(ordinal),
       trace_(trace),
+      cold_start_(cold_start),
+      context_ready_(!cold_start),
+      startup_spans_(trace),
       recorder_(trace.make_recorder()),
       engines_(calibration_.copy_engines) {
     info_.kind = "sim";
@@ -87,6 +90,24 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, i
         call_charge_us_ = std::max(0.0, calibration_.host_call_us * time_scale_ - model_cost_per_call_us());
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
+}
+
+// The first CUDA call of a fresh process starts the driver and creates the context, and the CUDA
+// runtime makes every other thread's first call wait for it: PyTorch's pin thread pinning its first
+// batch, or a naive benchmark's first .to("cuda").
+void SimDevice::ensure_context() {
+    if (context_ready_.load(std::memory_order_acquire)) return;
+    std::lock_guard lock(context_mutex_);
+    if (context_ready_.load(std::memory_order_relaxed)) return;
+    spend_startup("CUDA context: the process's first CUDA call", calibration_.context_create_s);
+    context_ready_.store(true, std::memory_order_release);
+}
+
+// Start-up work is the calling thread's: the driver does it in the call.
+void SimDevice::spend_startup(std::string_view what, double seconds) {
+    const TimeNs start = now_ns();
+    sleep_for_ns(static_cast<TimeNs>(seconds * time_scale_ * 1e9));
+    startup_spans_.record(what, start, now_ns());
 }
 
 SimDevice::~SimDevice() {
@@ -114,6 +135,12 @@ size_t whole_pages(size_t bytes) {
 // maps big blocks): a buffer's first batch pays its page faults in every run, not only in a process's
 // first, so the predictor (core/model) can count on it.
 std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
+    if (cold_start_ && memory == HostMemory::pinned) {  // only pinning needs the driver
+        ensure_context();
+        spend_startup(fmt::format("cudaHostAlloc {}: a fresh pinned allocation",
+                                  format_bytes(static_cast<double>(bytes))),
+                      calibration_.pin_alloc_seconds(static_cast<double>(bytes)));
+    }
     const size_t rounded = whole_pages(bytes);
     void* mapped = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     auto* data = mapped == MAP_FAILED ? nullptr : static_cast<std::byte*>(mapped);
@@ -131,7 +158,12 @@ void SimDevice::raw_free_host(std::byte* data, size_t bytes, HostMemory) {
 }
 
 // Device memory is not backed: the model only needs sizes. The token is unique and never dereferenced.
-void* SimDevice::raw_allocate_device(size_t) {
+void* SimDevice::raw_allocate_device(size_t bytes) {
+    if (cold_start_) {
+        ensure_context();
+        spend_startup(fmt::format("cudaMalloc {}", format_bytes(static_cast<double>(bytes))),
+                      calibration_.device_alloc_s);
+    }
     std::lock_guard lock(mutex_);
     return reinterpret_cast<void*>(next_handle_++ * kPageBytes);
 }
@@ -139,6 +171,7 @@ void* SimDevice::raw_allocate_device(size_t) {
 void SimDevice::raw_free_device(void*, size_t) {}
 
 uintptr_t SimDevice::raw_create_stream(int index) {
+    ensure_context();
     SimStream stream;
     stream.index = index;
     for (int slot = 0; slot < 3; ++slot)
@@ -160,6 +193,7 @@ void SimDevice::raw_destroy_stream(uintptr_t handle) {
 }
 
 uintptr_t SimDevice::raw_create_event() {
+    ensure_context();
     std::lock_guard lock(mutex_);
     const uintptr_t handle = next_handle_++;
     events_.emplace(handle, Marker{});

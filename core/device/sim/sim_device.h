@@ -24,6 +24,7 @@
 #include "core/device/device.h"
 #include "core/device/engine_rules.h"
 #include "core/device/sim/pageable_staging.h"
+#include "core/device/startup_spans.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -32,8 +33,13 @@ class SimDevice final : public Device {
   public:
     // `time_scale` > 1 is slow motion: copies, kernels, calls and staging take that many times longer.
     // `ordinal` numbers the simulated GPU as CUDA would a real one: its lanes are that device's.
+    // `cold_start`: the device starts as in a fresh process. Its first CUDA call, on whichever thread,
+    // creates the context (others wait for it), and each pinned or device allocation costs what a fresh
+    // cudaHostAlloc or cudaMalloc does; each is a `startup` span on the calling thread's lane, from the
+    // calibration's start-up figures. Without it the device starts warm, as a run measured from its
+    // first batch assumes.
     SimDevice(Trace& trace, Calibration calibration = builtin_calibration(), double time_scale = 1,
-              int ordinal = 0);
+              int ordinal = 0, bool cold_start = false);
     ~SimDevice() override;
 
     const DeviceInfo& info() const override { return info_; }
@@ -128,6 +134,9 @@ class SimDevice final : public Device {
                         StagingDirection direction);
     void run_device_thread();
     SimStream& stream_of(const Stream& stream);
+    // Cold start: the context, made by the first call that needs one, and a fresh allocation's cost.
+    void ensure_context();
+    void spend_startup(std::string_view what, double seconds);
 
     Calibration calibration_;
     double time_scale_ = 1;      // slow motion: every modelled duration this many times longer
@@ -135,6 +144,10 @@ class SimDevice final : public Device {
     double call_charge_us_ = 0;  // spent per call: host_call_us less the model's own cost per call
     DeviceInfo info_;
     Trace& trace_;
+    const bool cold_start_ = false;
+    std::mutex context_mutex_;               // held while the context is made: every other first call waits
+    std::atomic<bool> context_ready_{true};  // false until a cold device's first call has made it
+    StartupSpans startup_spans_;
 
     mutable std::mutex mutex_;
     std::condition_variable wake_device_;
