@@ -134,7 +134,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.host_memcpy_gbps = figure("host_memcpy_64MB_GBps", 10.0, kHostCopyRange);
     // Start-up, for a cold start: without figures, a cold start costs nothing beyond a warm one.
     c.context_create_s = number("context_create_s", 0, kStartupRange);
-    c.device_alloc_s = number("device_alloc_256MB_s", 0, kStartupRange);
+    c.device_alloc_s = number("device_alloc_16MB_s", 0, kStartupRange);
     c.pin_alloc_256MB_s = figure("pin_host_alloc_256MB_s", 0, kStartupRange);
     return c;
 }

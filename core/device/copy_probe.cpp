@@ -51,7 +51,7 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
     if (r.pageable_copy_latency_us > 0) j["pageable_copy_latency_us"] = round2(r.pageable_copy_latency_us);
     if (r.host_call_us > 0) j["host_call_us"] = round2(r.host_call_us);
     if (r.context_create_s > 0) j["context_create_s"] = round4(r.context_create_s);
-    if (r.device_alloc_256MB_s > 0) j["device_alloc_256MB_s"] = round4(r.device_alloc_256MB_s);
+    if (r.device_alloc_16MB_s > 0) j["device_alloc_16MB_s"] = round4(r.device_alloc_16MB_s);
     j["copy_bandwidth_GBps"] = bandwidth;
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
@@ -67,8 +67,8 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "copies read (and write) a different part of a 256 MiB buffer each time; a pageable source is first "
         "written by another thread, as a worker collates a batch just before the train loop copies it",
         "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister",
-        "context_create_s: the probe process's first CUDA calls (the driver's start and the context); "
-        "device_alloc_256MB_s: its first cudaMalloc, of 256 MiB"};
+        "context_create_s: a fresh process's first CUDA call (the driver's start and the context), the "
+        "median of three; device_alloc_16MB_s: the probe's first cudaMalloc, of 16 MiB"};
     return j;
 }
 

@@ -38,8 +38,8 @@ struct CopyProbeResult {
     double pin_host_alloc_256MB_s = 0, pin_huge_pages_256MB_s = 0;
     double h2d_huge_pages_256MB_gbps = 0;
     // Start-up, in seconds: the process's first CUDA call (the driver's start and the context), and its
-    // first cudaMalloc (256 MiB).
-    double context_create_s = 0, device_alloc_256MB_s = 0;
+    // first cudaMalloc (16 MiB).
+    double context_create_s = 0, device_alloc_16MB_s = 0;
 
     double gbps(CopyDirection direction, HostMemory memory, int mib) const;  // 0 when not measured
 };
