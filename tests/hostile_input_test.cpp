@@ -148,7 +148,8 @@ struct Fixtures {
         write(dir / "cal-no-pageable.json", calibration_with(R"("h2d_pinned_16MB": 50, "d2h_pinned_16MB": 50,
                                                                 "d2h_pageable_16MB": 12)"));
         write(dir / "cal-latency.json", calibration_with(kGoodBandwidths, R"(, "copy_latency_us": -1)"));
-        write(dir / "cal-slow-start.json", calibration_with(kGoodBandwidths, R"(, "context_create_s": 3600)"));
+        write(dir / "cal-slow-start.json",
+              calibration_with(kGoodBandwidths, R"(, "context_create_s": 3600)"));
     }
 
     void lessons() {

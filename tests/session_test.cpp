@@ -448,3 +448,41 @@ TEST_CASE("a cold start draws the context and each fresh pinned buffer as start-
     CHECK(metrics.startup_s >= builtin_calibration().context_create_s);
     CHECK(run.window().start > store.first_time());  // the measured window starts at the first batch
 }
+
+TEST_CASE(
+    "a tensor pinned in a parent reaches a spawned child unpinned, and the child makes its own context") {
+    PipelineConfig config = on_sim();
+    config.naive_benchmark = true;
+    config.spawned_child = true;
+    config.pin_memory = true;
+    config.batch_size = 8;
+    MeasuredRun run(config);
+    run.run();
+    REQUIRE(run.session().status().state == SessionState::finished);
+    const TraceCollector::Snapshot snapshot = run.trace();
+    const TraceStore& store = snapshot.store();
+    std::map<std::string, std::vector<Span>> contexts_by_lane, stages_by_lane;
+    std::vector<Span> stopwatches, pins;
+    for (const LaneInfo& lane : store.lanes())
+        for (const Span& s : store.spans(lane.id)) {
+            const std::string_view name = store.name(s.name);
+            if (s.kind == SpanKind::startup && name.starts_with("CUDA context"))
+                contexts_by_lane[lane.name].push_back(s);
+            if (s.kind == SpanKind::startup && name.starts_with("cudaHostAlloc")) pins.push_back(s);
+            if (s.kind == SpanKind::stage) stages_by_lane[lane.name].push_back(s);
+            if (s.kind == SpanKind::stopwatch) stopwatches.push_back(s);
+        }
+    // The parent paid a context and a pinned allocation; the child its own context, inside its stopwatch,
+    // and staged the copy from pageable memory.
+    REQUIRE(contexts_by_lane["train loop"].size() == 1);
+    REQUIRE(contexts_by_lane["spawned child"].size() == 1);
+    CHECK(pins.size() == 1);
+    REQUIRE(stages_by_lane["spawned child"].size() == 1);
+    CHECK(stages_by_lane["spawned child"].front().memory == HostMemory::pageable);
+    REQUIRE(stopwatches.size() == 1);
+    CHECK(stopwatches.front().memory == HostMemory::pageable);
+    const Span& child_context = contexts_by_lane["spawned child"].front();
+    CHECK(child_context.start >= stopwatches.front().start);
+    CHECK(child_context.end <= stopwatches.front().end);
+    CHECK(contexts_by_lane["train loop"].front().end <= stopwatches.front().start);
+}

@@ -168,6 +168,22 @@ void print_report(std::ostream& out, const RunReport& r) {
         fmt::print(out, "metrics over {:.2f} s from the first batch ({} {:.2f} s)\n", m.seconds,
                    r.capture ? "captured" : "wall", ns_to_s(r.status.elapsed));
     }
+    // A naive benchmark is its stopwatch: what it reads comes first, and what it holds.
+    if (r.status.config.naive_benchmark)
+        row("naive stopwatch",
+            fmt::format("{} around one .to(\"cuda\") of {} {}, no warm-up, no synchronisation",
+                        format_duration(static_cast<TimeNs>(m.stopwatch_s * 1e9)),
+                        format_bytes(static_cast<double>(r.status.config.batch_bytes())),
+                        !r.status.config.spawned_child
+                            ? (r.status.config.pin_memory ? "pinned memory, in a fresh process"
+                                                          : "pageable memory, in a fresh process")
+                        : r.status.config.pin_memory
+                            ? "pinned in the parent, copied in a spawned child (unpinned there)"
+                            : "made in the parent, copied in a spawned child"));
+    if (m.startup_s > 0)
+        row("start-up", fmt::format("{} (the CUDA context, fresh pinned and device allocations: the "
+                                    "timeline's startup spans)",
+                                    format_duration(static_cast<TimeNs>(m.startup_s * 1e9))));
     print_metrics(m, r, row);
     fmt::print(out, "latency p50 / p99 (us)\n");
     for (const StageLatency& l : m.latencies)

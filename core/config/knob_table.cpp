@@ -312,6 +312,14 @@ const Knob kKnobs[] = {
              ".to(\"cuda\", non_blocking) with no warm-up and no synchronisation. A cold start on the "
              "simulated GPU; a fresh pinscope process on a real one.",
      .access = knob_field<&C::naive_benchmark>()},
+    {.key = "spawned_child",
+     .type = KnobType::boolean,
+     .group = KnobGroup::gpu,
+     .help = "With naive_benchmark: the tensor is made (and pinned) in the parent and handed to a child "
+             "process made with spawn, as torch.multiprocessing does, which times the copy. It arrives "
+             "there unpinned (is_pinned() is False), and the child makes its own CUDA context.",
+     .applies = [](const C& c) { return c.naive_benchmark; },
+     .access = knob_field<&C::spawned_child>()},
     {.key = "gpu",
      .type = KnobType::integer,
      .group = KnobGroup::gpu,

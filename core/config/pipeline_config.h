@@ -78,6 +78,8 @@ struct PipelineConfig {
     bool cold_start = false;
     // Instead of the pipeline, one cold copy timed as a naive benchmark times it (Session says how).
     bool naive_benchmark = false;
+    // With naive_benchmark: the tensor made (and pinned) in a parent, copied in a spawned child.
+    bool spawned_child = false;
 
     // Length of a headless run: whichever comes first; 0 means unbounded.
     double seconds = 5;

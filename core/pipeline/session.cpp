@@ -1,14 +1,13 @@
 #include "core/pipeline/session.h"
 
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "core/config/validate.h"
-#include "core/device/naive_copy.h"
 #include "core/pipeline/data_loader.h"
 #include "core/pipeline/dataset.h"
+#include "core/pipeline/naive_benchmark.h"
 #include "core/pipeline/train_loop.h"
 #include "core/trace/thread_lane.h"
 
@@ -296,76 +295,8 @@ void Session::run_resident(const PipelineConfig& config, Recorder& recorder, Lan
     next_batch_id_ += made;
 }
 
-// naive_benchmark: the "pinned is 80x faster" benchmark as people publish it, each variant in a fresh
-// process (the device starts cold). The script first makes its tensor, pinned with pin_memory; pinning is
-// the process's first CUDA call, so the context and a fresh cudaHostAlloc are paid there, before any
-// timing. Then a stopwatch covers one x.to("cuda", non_blocking=...): the destination's cudaMalloc and
-// the copy, which from pinned memory returns at once and from pageable memory once it is staged. No
-// warm-up and no synchronisation: a pageable tensor's stopwatch holds the context's creation, a pinned
-// one's holds a launch. The copy is waited for after the stopwatch, so the timeline shows it end.
 void Session::run_naive_benchmark(const PipelineConfig& config, Recorder& recorder, LaneId lane) {
-    const auto bytes = static_cast<size_t>(config.batch_bytes());
-    const int64_t batch = next_batch_id_++;
-    LaneInfo stopwatch_lane = own_lane(LaneRole::other, 0);
-    stopwatch_lane.name = "stopwatch";
-    stopwatch_lane.sort_key = -1;  // above the train loop, whose work it timed
-    const LaneId stopwatch_lane_id = parts_.trace->lanes().lane(stopwatch_lane);
-    if (device_->info().kind == "cuda") {
-        // This process started its GPU long ago: the script runs in a fresh one (naive_copy.h).
-        NaiveCopyRequest request;
-        request.bytes = bytes;
-        request.pinned = config.pin_memory;
-        request.non_blocking = config.non_blocking;
-        request.gpu = config.gpu;
-        const HostMemory memory = config.pin_memory ? HostMemory::pinned : HostMemory::pageable;
-        for (const NaiveCopyStep& step : run_naive_copy_in_fresh_process(request)) {
-            Span span;
-            span.start = step.start;
-            span.end = step.end;
-            span.kind = step.kind;
-            span.batch = batch;
-            span.lane = step.kind == SpanKind::stopwatch ? stopwatch_lane_id
-                        : step.kind == SpanKind::h2d
-                            ? parts_.trace->lanes().device_lane(LaneRole::h2d, 0, config.gpu)
-                            : lane;
-            if (step.kind == SpanKind::startup) span.name = parts_.trace->intern(step.what);
-            if (step.kind == SpanKind::h2d || step.kind == SpanKind::stage ||
-                step.kind == SpanKind::stopwatch) {
-                span.bytes = bytes;
-                span.memory = memory;
-            }
-            recorder.span(span);
-        }
-        ++batches_;
-        return;
-    }
-    HostBuffer tensor =
-        device_->allocate_host(bytes, config.pin_memory ? HostMemory::pinned : HostMemory::pageable);
-    {
-        ScopedSpan made(&recorder, lane, SpanKind::fetch, batch, bytes, tensor.memory());  // torch.randn
-        std::memset(tensor.data(), 1, bytes);
-    }
-    const TimeNs started = now_ns();
-    DeviceBuffer destination = device_->allocate_device(bytes);  // the caching allocator's first cudaMalloc
-    Stream stream = device_->create_stream(0);                   // the current stream, there from the start
-    {
-        std::optional<ScopedSpan> held;
-        if (!tensor.pinned()) held.emplace(&recorder, lane, SpanKind::stage, batch, bytes, tensor.memory());
-        device_->copy_to_device(destination, 0, tensor, 0, bytes, stream, config.non_blocking, batch);
-    }
-    Span stopwatch;
-    stopwatch.start = started;
-    stopwatch.end = now_ns();
-    stopwatch.kind = SpanKind::stopwatch;
-    stopwatch.batch = batch;
-    stopwatch.bytes = bytes;
-    stopwatch.memory = tensor.memory();
-    stopwatch.lane = stopwatch_lane_id;
-    recorder.span(stopwatch);
-    {
-        ScopedSpan waiting(&recorder, lane, SpanKind::sync, batch);  // what the stopwatch left out
-        device_->synchronize(stream);
-    }
+    pinscope::run_naive_benchmark(config, *device_, *parts_.trace, recorder, lane, next_batch_id_++);
     ++batches_;
 }
 
