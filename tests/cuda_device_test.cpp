@@ -360,8 +360,11 @@ TEST_CASE("on the GPU, the naive benchmark runs in a fresh process: pageable's s
             CHECK((contexts.front().start >= stopwatches.front().start &&
                    contexts.front().end <= stopwatches.front().end));
         stopwatch_s[pinned] = run.metrics().stopwatch_s;
-        MESSAGE("stopwatch " << (pinned ? "pinned " : "pageable ") << stopwatch_s[pinned] * 1e3
-                             << " ms, context " << ns_to_s(contexts.front().duration()) * 1e3 << " ms");
+        // doctest's MESSAGE streams a const char* from ?: as a pointer: build the line as a string.
+        const std::string line = std::string(pinned ? "pinned" : "pageable") + ": stopwatch " +
+                                 std::to_string(stopwatch_s[pinned] * 1e3) + " ms, context " +
+                                 std::to_string(ns_to_s(contexts.front().duration()) * 1e3) + " ms";
+        MESSAGE(line);
     }
     CHECK(stopwatch_s[false] >= 20 * stopwatch_s[true]);
 }
