@@ -404,3 +404,22 @@ TEST_CASE("README's command table lists every command the binary has, and docs/d
     CHECK(commands >= 13);
     CHECK(std::filesystem::exists(std::string(PINSCOPE_SOURCE_DIR) + "/docs/design.md"));
 }
+
+TEST_CASE(
+    "run --naive-benchmark reports its stopwatch and start-up, and predict says it has nothing to model") {
+    const Result pageable =
+        run_pinscope("run --device sim --naive-benchmark --no-pin-memory --batch-size 8 --json");
+    CAPTURE(pageable.err);
+    REQUIRE(pageable.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(pageable.out);
+    // The context was made inside the pageable stopwatch: it holds the start-up, and more.
+    CHECK(j["startup_ms"].get<double>() > 0);
+    CHECK(j["stopwatch_ms"].get<double>() >= j["startup_ms"].get<double>());
+    const Result text = run_pinscope("run --device sim --naive-benchmark --spawned-child --batch-size 8");
+    CHECK(text.exit_code == 0);
+    CHECK(text.out.find("naive stopwatch") != std::string::npos);
+    CHECK(text.out.find("copied in a spawned child (unpinned there)") != std::string::npos);
+    const Result predicted = run_pinscope("predict --naive-benchmark");
+    CHECK(predicted.exit_code == 2);
+    CHECK(predicted.err.find("one cold copy, not a pipeline") != std::string::npos);
+}

@@ -47,6 +47,10 @@ Command add_predict_command(CLI::App& app) {
                 const PipelineConfig config = options->resolve();
                 if (config.device == DeviceChoice::cuda)
                     throw UsageError("predict models the simulated GPU; leave out --device cuda");
+                if (config.naive_benchmark)
+                    throw UsageError(
+                        "--naive-benchmark times one cold copy, not a pipeline: there is no steady state to "
+                        "predict; run it with pinscope run --naive-benchmark");
                 const Calibration calibration = opening_device([&] { return calibration_for(config); });
                 // An image folder: a sample of its files is decoded here first, and what it cost is modelled.
                 const double sample_us = folder_sample_us(config);

@@ -189,7 +189,8 @@ Metrics predict(const PipelineConfig& config) {
 }
 
 std::optional<Metrics> predict_if_modelled(const PipelineConfig& config) {
-    if (config.device == DeviceChoice::cuda) return std::nullopt;
+    // A naive benchmark is one cold copy, not a pipeline with a steady state.
+    if (config.device == DeviceChoice::cuda || config.naive_benchmark) return std::nullopt;
     try {
         return predict(config);
     } catch (const CalibrationError&) {

@@ -19,8 +19,9 @@ Metrics predict(const PipelineConfig& config, const Calibration& calibration, co
 // (folder_sample_cost.h). Throws CalibrationError for a calibration file that cannot be read.
 Metrics predict(const PipelineConfig& config);
 
-// predict(config) where the model applies: nullopt for a config on a real GPU (device cuda) or with a
-// calibration file that cannot be read (the run itself says what is wrong with the file).
+// predict(config) where the model applies: nullopt for a config on a real GPU (device cuda), a naive
+// benchmark (one cold copy, no steady state), or with a calibration file that cannot be read (the run
+// itself says what is wrong with the file).
 std::optional<Metrics> predict_if_modelled(const PipelineConfig& config);
 // Its samples/s: what sweeps show before each run.
 std::optional<double> predicted_samples_per_s(const PipelineConfig& config);
