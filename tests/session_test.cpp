@@ -369,14 +369,25 @@ TEST_CASE("a paused session takes no new batch, a step lets exactly one through,
     resumed.stop();
 }
 
+namespace {
+
+// The naive benchmark on the simulated GPU, of a small batch, non_blocking as the published script has it.
+PipelineConfig naive_on_sim(bool pinned, bool spawned_child = false) {
+    PipelineConfig config = on_sim();
+    config.naive_benchmark = true;
+    config.spawned_child = spawned_child;
+    config.pin_memory = pinned;
+    config.non_blocking = true;
+    config.batch_size = 8;
+    return config;
+}
+
+}  // namespace
+
 TEST_CASE("a naive benchmark's pageable stopwatch holds the CUDA context, a pinned one's starts after it") {
     for (const bool pinned : {false, true}) {
         CAPTURE(pinned);
-        PipelineConfig config = on_sim();
-        config.naive_benchmark = true;
-        config.pin_memory = pinned;
-        config.non_blocking = true;
-        config.batch_size = 8;
+        const PipelineConfig config = naive_on_sim(pinned);
         MeasuredRun run(config);
         run.run();
         CHECK(run.session().status().state == SessionState::finished);
@@ -451,12 +462,7 @@ TEST_CASE("a cold start draws the context and each fresh pinned buffer as start-
 
 TEST_CASE(
     "a tensor pinned in a parent reaches a spawned child unpinned, and the child makes its own context") {
-    PipelineConfig config = on_sim();
-    config.naive_benchmark = true;
-    config.spawned_child = true;
-    config.pin_memory = true;
-    config.batch_size = 8;
-    MeasuredRun run(config);
+    MeasuredRun run(naive_on_sim(/*pinned=*/true, /*spawned_child=*/true));
     run.run();
     REQUIRE(run.session().status().state == SessionState::finished);
     const TraceCollector::Snapshot snapshot = run.trace();

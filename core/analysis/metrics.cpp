@@ -12,6 +12,12 @@ namespace pinscope {
 
 namespace {
 
+// A capture whose config is damaged (it opens with a warning) must not turn every rate into NaN: a slow
+// motion below 1 or not finite counts as real time.
+double usable_slow_motion(double slow_motion) {
+    return slow_motion >= 1 && std::isfinite(slow_motion) ? slow_motion : 1;
+}
+
 bool ends_in(Interval window, TimeNs time) {
     return time > window.start && time <= window.end;
 }
@@ -191,8 +197,7 @@ StageLatency in_real_units(StageLatency latency, double slow_motion) {
 
 Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow requested,
                         double slow_motion) {
-    // A capture whose config is damaged (it opens with a warning) must not turn every rate into NaN.
-    if (!(slow_motion >= 1 && std::isfinite(slow_motion))) slow_motion = 1;
+    slow_motion = usable_slow_motion(slow_motion);
     batch_size = std::max(batch_size, 0);
     const Interval window = resolve_window(store, requested);
     Metrics m;
@@ -256,7 +261,7 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
 }
 
 void add_startup_totals(const TraceStore& store, Metrics& m, double slow_motion) {
-    if (!(slow_motion >= 1 && std::isfinite(slow_motion))) slow_motion = 1;
+    slow_motion = usable_slow_motion(slow_motion);
     m.startup_s = m.stopwatch_s = 0;
     for (const LaneInfo& lane : store.lanes()) {
         if (lane.group != LaneGroup::host) continue;  // start-up and stopwatches are host threads' work

@@ -91,19 +91,17 @@ void run_naive_benchmark(const PipelineConfig& config, Device& device, Trace& tr
                          LaneId lane, int64_t batch) {
     const auto bytes = static_cast<size_t>(config.batch_bytes());
     const bool real = device.info().kind == "cuda";
-    if (!config.spawned_child) {
-        if (real) return draw_fresh_process(config, config.pin_memory, trace, recorder, lane, batch);
-        HostBuffer tensor =
-            device.allocate_host(bytes, config.pin_memory ? HostMemory::pinned : HostMemory::pageable);
-        fill(recorder, lane, tensor, batch);
+    if (real && !config.spawned_child)
+        return draw_fresh_process(config, config.pin_memory, trace, recorder, lane, batch);
+    // The script's tensor, made (and pinned) in this process: the parent's, with spawned_child.
+    HostBuffer tensor =
+        device.allocate_host(bytes, config.pin_memory ? HostMemory::pinned : HostMemory::pageable);
+    fill(recorder, lane, tensor, batch);
+    if (!config.spawned_child)
         return time_one_copy(device, recorder, lane, stopwatch_lane(trace), tensor, config.non_blocking,
                              batch);
-    }
 
-    // The parent makes (and pins) the tensor; the child gets it unpinned and times the copy.
-    HostBuffer parents =
-        device.allocate_host(bytes, config.pin_memory ? HostMemory::pinned : HostMemory::pageable);
-    fill(recorder, lane, parents, batch);
+    // The child gets the tensor unpinned and times the copy.
     const LaneId child = child_lane(trace);
     if (real) return draw_fresh_process(config, /*pinned=*/false, trace, recorder, child, batch);
     std::exception_ptr failure;
@@ -115,7 +113,7 @@ void run_naive_benchmark(const PipelineConfig& config, Device& device, Trace& tr
             HostBuffer received = fresh.device->allocate_host(bytes, HostMemory::pageable);
             {
                 ScopedSpan unpickled(own.get(), child, SpanKind::fetch, batch, bytes, HostMemory::pageable);
-                std::memcpy(received.data(), parents.data(), bytes);
+                std::memcpy(received.data(), tensor.data(), bytes);
             }
             time_one_copy(*fresh.device, *own, child, stopwatch_lane(trace), received, config.non_blocking,
                           batch);
