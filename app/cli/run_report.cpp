@@ -67,9 +67,11 @@ void print_config(const PipelineConfig& c, const Row& row) {
     row("non_blocking", c.non_blocking ? "true" : "false");
     row("in_order", c.in_order ? "true" : "false");
     if (c.reads_images()) row("dataset", printable(c.dataset));
-    row("batch", fmt::format("{} x {} {} -> float32 ({})", c.batch_size, c.sample_shape.to_string(),
-                             c.reads_images() ? "images" : "uint8",
-                             format_bytes(static_cast<double>(c.batch_bytes()))));
+    // What crosses the link: float32 (or half) made on the host, or uint8 normalised on the GPU.
+    row("batch", fmt::format("{} x {} {} -> {} ({}){}", c.batch_size, c.sample_shape.to_string(),
+                             c.reads_images() ? "images" : "uint8", to_string(c.transfer_dtype),
+                             format_bytes(static_cast<double>(c.batch_bytes())),
+                             c.normalizes_on_gpu() ? ", float32 made on the GPU" : ""));
     row("per sample", fmt::format("decode {} us, io {} us", c.decode_us, c.io_us));
     const std::string kernel = c.kernel_us_per_sample > 0
                                    ? fmt::format("kernel {} us ({} + {} per sample)", c.batch_kernel_us(),
@@ -94,9 +96,10 @@ void print_metrics(const Metrics& m, const RunReport& r, const Row& row) {
     row("copy/compute overlap", fmt::format("{} of kernel time", format_share(m.overlap)));
     row("GPU idle, by cause",
         fmt::format(
-            "{}: waiting for the loader {}, staging pageable copies {}, synchronous waits {}, other {}",
+            "{}: waiting for the loader {}, staging pageable copies {}, waiting for copies (link busy) {}, "
+            "synchronous waits {}, other {}",
             format_share(m.gpu_idle), format_share(m.idle.loader), format_share(m.idle.staging),
-            format_share(m.idle.sync), format_share(m.idle.other)));
+            format_share(m.idle.copies), format_share(m.idle.sync), format_share(m.idle.other)));
     if (r.capture && !r.capture->has_config) return;  // the loader's queue is not in a profiler's trace
     row("outstanding max",
         fmt::format("{:.0f} (cap {})", m.outstanding_max, r.status.config.max_outstanding()));

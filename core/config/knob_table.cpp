@@ -101,12 +101,21 @@ const Knob kKnobs[] = {
      .type = KnobType::shape,
      .group = KnobGroup::workload,
      .help =
-         "Each sample is an image of this shape, float32 after collating: a batch is batch_size * elements * "
-         "4 bytes. Synthetic samples are uint8 pixels of this shape; a folder's images are cropped to it "
+         "Each sample is an image of this shape, in transfer_dtype after collating: a batch is batch_size * "
+         "elements * 4 bytes of float32. Synthetic samples are uint8 pixels of this shape; a folder's images "
+         "are cropped to it "
          "(CxHxW, C 1 or 3).",
      .type_name = "CxHxW",
      .rule = &knob_codec::shape_rule,
      .access = knob_field<&C::sample_shape>()},
+    {.key = "transfer_dtype",
+     .type = KnobType::choice,
+     .group = KnobGroup::workload,
+     .help = "What a sample crosses the link as. float32: normalised on the host while collating (4 bytes an "
+             "element). uint8: the raw pixels, normalised on the GPU by a kernel after the copy, as NVIDIA "
+             "DALI and FFCV do (a quarter of the bytes). float16 / bfloat16: normalised on the host into "
+             "half precision for a mixed-precision model (half the bytes).",
+     .access = knob_field<&C::transfer_dtype>()},
     {.key = "decode_us",
      .type = KnobType::number,
      .group = KnobGroup::workload,

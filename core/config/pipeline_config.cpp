@@ -5,6 +5,18 @@
 
 namespace pinscope {
 
+int element_bytes(TransferDtype dtype) {
+    switch (dtype) {
+        case TransferDtype::uint8:
+            return 1;
+        case TransferDtype::float16:
+        case TransferDtype::bfloat16:
+            return 2;
+        default:
+            return 4;
+    }
+}
+
 int64_t SampleShape::elements() const {
     // Saturates instead of overflowing: shape_rule allows four sizes of 2^20, 2^80 elements, and
     // validate() must still be able to say that such a batch is too big.

@@ -21,8 +21,16 @@ enum class IssueOrder { per_chunk, copies_first };
 
 enum class DeviceChoice { auto_detect, sim, cuda };
 
-// The samples are uint8 images of this shape, converted to normalised float32 while collating,
-// so a batch on the host and on the GPU holds batch_size * elements * 4 bytes.
+// What a sample crosses the link as. float32: normalised on the host while collating (torchvision's
+// ToTensor + Normalize in the workers), 4 bytes an element. uint8: the raw pixels, normalised to float32
+// on the GPU by a kernel after the copy (as NVIDIA DALI and FFCV do), a quarter of the bytes.
+// float16 / bfloat16: normalised on the host into half precision, which a mixed-precision model takes as
+// it is, half the bytes.
+enum class TransferDtype { float32, uint8, float16, bfloat16 };
+int element_bytes(TransferDtype dtype);
+
+// The samples are uint8 images of this shape, converted while collating into the transfer dtype, so a
+// batch on the host and over the link holds batch_size * elements * element_bytes(transfer_dtype) bytes.
 struct SampleShape {
     std::vector<int64_t> dims{3, 224, 224};
 
@@ -46,6 +54,7 @@ struct PipelineConfig {
     // Workload
     std::string dataset = "synthetic";  // or "folder:PATH": real images decoded on the workers
     SampleShape sample_shape;
+    TransferDtype transfer_dtype = TransferDtype::float32;
     double decode_us = 0;
     double io_us = 0;
     double cost_jitter = 0;       // each sample's costs vary by up to this share either way
@@ -90,7 +99,9 @@ struct PipelineConfig {
 
     // What PyTorch would use: the set value, else 2 with workers, else 0 (no prefetch inline).
     int effective_prefetch_factor() const;
-    int64_t sample_bytes() const { return sample_shape.elements() * 4; }
+    int64_t sample_bytes() const { return sample_shape.elements() * element_bytes(transfer_dtype); }
+    // uint8 samples are normalised on the GPU: each batch's first kernel turns them into float32.
+    bool normalizes_on_gpu() const { return transfer_dtype == TransferDtype::uint8; }
     // For dataset=folder:PATH, PATH; otherwise nullopt.
     std::optional<std::string> image_folder() const;
     // Whether the workers decode image files: folder:PATH, or pinscope's own sample-jpegs.
@@ -110,6 +121,7 @@ struct PipelineConfig {
 inline constexpr std::string_view kPinModeNames[] = {"thread", "direct"};
 inline constexpr std::string_view kIssueOrderNames[] = {"per-chunk", "copies-first"};
 inline constexpr std::string_view kDeviceChoiceNames[] = {"auto", "sim", "cuda"};
+inline constexpr std::string_view kTransferDtypeNames[] = {"float32", "uint8", "float16", "bfloat16"};
 inline std::span<const std::string_view> choice_names(PinMode) {
     return kPinModeNames;
 }
@@ -118,6 +130,9 @@ inline std::span<const std::string_view> choice_names(IssueOrder) {
 }
 inline std::span<const std::string_view> choice_names(DeviceChoice) {
     return kDeviceChoiceNames;
+}
+inline std::span<const std::string_view> choice_names(TransferDtype) {
+    return kTransferDtypeNames;
 }
 
 template <class Choice>

@@ -49,6 +49,7 @@ const CopyCurve& Calibration::curve(CopyDirection direction, HostMemory memory) 
 constexpr CalibrationRange kBandwidthRange{0.1, 2000, "GB/s"};  // PCIe Gen1 x1 is 0.25, NVLink-C2C 450 a way
 constexpr CalibrationRange kBothWaysRange{0.1, 4000, "GB/s"};
 constexpr CalibrationRange kHostCopyRange{0.1, 1000, "GB/s"};
+constexpr CalibrationRange kDeviceMemoryRange{1, 100000, "GB/s"};  // a GPU's own memory: HBM3e is 8 TB/s
 constexpr CalibrationRange kLatencyRange{0, 1000, "us"};
 constexpr CalibrationRange kEngineRange{1, 16, ""};
 constexpr CalibrationRange kCopySizeRange{1, 1 << 20, "MiB"};  // 1 MiB to 1 TiB
@@ -97,6 +98,8 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.copy_latency_us = number("copy_latency_us", 0, kLatencyRange);
     c.pageable_copy_latency_us = number("pageable_copy_latency_us", c.copy_latency_us, kLatencyRange);
     c.host_call_us = number("host_call_us", 0, kLatencyRange);
+    c.normalize_u8_gbps = number("normalize_u8_GBps", c.normalize_u8_gbps, kDeviceMemoryRange);
+    c.normalize_latency_us = number("normalize_latency_us", c.normalize_latency_us, kLatencyRange);
 
     std::vector<CopyCurve::Point> points[4];  // h2d pinned, h2d pageable, d2h pinned, d2h pageable
     static const std::regex key_pattern(R"((h2d|d2h)_(pinned|pageable)_(\d+)MB)");

@@ -71,6 +71,14 @@ struct Calibration {
     double context_create_s = 0;
     double pin_alloc_256MB_s = 0;
     double device_alloc_s = 0;
+    // The GPU's kernel that normalises a uint8 batch into float32 (transfer_dtype uint8): pixels in per
+    // second (1e9/s; it reads one byte and writes four a pixel) and a fixed cost per launch. A file without
+    // them gets an HBM GPU's order of magnitude (2.5 TB/s of memory traffic); `pinscope probe` measures them.
+    double normalize_u8_gbps = 500;
+    double normalize_latency_us = 3;
+    double normalize_seconds(double pixels) const {
+        return normalize_latency_us * 1e-6 + pixels / (normalize_u8_gbps * 1e9);
+    }
     // The cost of a fresh pinned allocation of `bytes`.
     double pin_alloc_seconds(double bytes) const { return pin_alloc_256MB_s * bytes / (256.0 * 1024 * 1024); }
 

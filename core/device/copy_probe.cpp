@@ -52,6 +52,10 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
     if (r.host_call_us > 0) j["host_call_us"] = round2(r.host_call_us);
     if (r.context_create_s > 0) j["context_create_s"] = round4(r.context_create_s);
     if (r.device_alloc_16MB_s > 0) j["device_alloc_16MB_s"] = round4(r.device_alloc_16MB_s);
+    if (r.normalize_u8_gbps > 0) {
+        j["normalize_u8_GBps"] = round2(r.normalize_u8_gbps);
+        j["normalize_latency_us"] = round2(r.normalize_latency_us);
+    }
     j["copy_bandwidth_GBps"] = bandwidth;
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
@@ -68,7 +72,9 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "written by another thread, as a worker collates a batch just before the train loop copies it",
         "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister",
         "context_create_s: a fresh process's first CUDA call (the driver's start and the context), the "
-        "median of three; device_alloc_16MB_s: the probe's first cudaMalloc, of 16 MiB"};
+        "median of three; device_alloc_16MB_s: the probe's first cudaMalloc, of 16 MiB",
+        "normalize_u8_GBps: the GPU's kernel turning uint8 pixels into normalised float32 (transfer_dtype "
+        "uint8), pixels per second, from 1 and 48 MiB of pixels; normalize_latency_us its fixed cost"};
     return j;
 }
 

@@ -40,6 +40,8 @@ struct CopyProbeResult {
     // Start-up, in seconds: the process's first CUDA call (the driver's start and the context), and its
     // first cudaMalloc (16 MiB).
     double context_create_s = 0, device_alloc_16MB_s = 0;
+    // The normalize kernel of transfer_dtype uint8: pixels per second (1e9/s) and the fixed cost of one.
+    double normalize_u8_gbps = 0, normalize_latency_us = 0;
 
     double gbps(CopyDirection direction, HostMemory memory, int mib) const;  // 0 when not measured
 };

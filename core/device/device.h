@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -121,6 +122,18 @@ class Event : public DeviceHandle<EventFields> {
 
 // The work of one compute kernel: read `input_bytes` of the batch, write `output_bytes` of result,
 // last `duration_us` on the device.
+//
+// Or, with `normalize`, the kernel that turns a uint8 batch into float32 on the GPU (transfer_dtype
+// uint8): `input_bytes` pixels in, 4 x as many bytes of floats out (normalize.h's formula), lasting what
+// the device takes for it (memory-bound), not `duration_us`. Pixel i of the input is element
+// first_element + i of the batch, whose samples hold sample_elements each, in channel planes of
+// channel_elements: what says each pixel's channel.
+struct NormalizeWork {
+    int64_t first_element = 0;
+    int64_t sample_elements = 1;
+    int64_t channel_elements = 1;
+};
+
 struct KernelWork {
     const DeviceBuffer* input = nullptr;
     size_t input_offset = 0;
@@ -130,6 +143,7 @@ struct KernelWork {
     size_t output_bytes = 0;
     double duration_us = 0;
     int64_t batch = kNoBatch;
+    std::optional<NormalizeWork> normalize;
 };
 
 // Live resources of one device; a rebuilt pipeline must bring every count back to where it was.

@@ -53,11 +53,13 @@ PipelineConfig image_config(int64_t sample_side, int64_t batch_size) {
     return config;
 }
 
-// Converting a batch of `bytes` (float32 output) with samples of `sample_side`^2 floats each.
-double convert_gbps(double bytes, int64_t sample_side, double per_sample_ns) {
-    const int64_t sample_bytes = sample_side * sample_side * 4;
+// Converting a batch of `bytes` (output in `dtype`) with samples of `sample_side`^2 elements each.
+double convert_gbps(double bytes, int64_t sample_side, double per_sample_ns,
+                    TransferDtype dtype = TransferDtype::float32) {
+    const int64_t sample_bytes = sample_side * sample_side * element_bytes(dtype);
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / sample_bytes);
-    const PipelineConfig config = image_config(sample_side, batch);
+    PipelineConfig config = image_config(sample_side, batch);
+    config.transfer_dtype = dtype;
     const std::unique_ptr<Dataset> dataset = make_dataset(config);
     std::vector<std::byte> out(static_cast<size_t>(batch * sample_bytes));
     const std::atomic<bool> stop{false};
@@ -334,6 +336,8 @@ HostRates measure_host_rates() {
         const double bytes = ByteRateCurve::size_at(i);
         rates.convert_plain.gbps[i] = convert_gbps(bytes, 128, rates.per_sample_ns);
         rates.convert_streaming.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns);
+        rates.convert_uint8.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns, TransferDtype::uint8);
+        rates.convert_half.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns, TransferDtype::float16);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes);
         rates.staging_rate.gbps[i] = staging_gbps(bytes);
         rates.staging_from_device_rate.gbps[i] = staging_from_device_gbps(bytes);

@@ -46,6 +46,9 @@ struct HostRates {
     // Workers' convert, per output (float32) byte: samples under 256 KiB use plain stores, larger ones
     // streaming stores (dataset.cpp); indexed by the batch's bytes.
     ByteRateCurve convert_plain, convert_streaming;
+    // ... per output byte too, into the other transfer dtypes: uint8 (the pixels copied as they are) and
+    // half precision (float16 and bfloat16 take the same table lookup).
+    ByteRateCurve convert_uint8, convert_half;
     double per_sample_ns = 0;    // a fetch call's own cost, beyond its bytes
     ByteRateCurve memcpy_rate;   // the pin thread's copy, by batch bytes
     ByteRateCurve staging_rate;  // PageableStaging::stage to the device (H2D), by copy bytes

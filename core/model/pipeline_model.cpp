@@ -191,6 +191,10 @@ class Model {
     const bool pin_inline_;  // num_workers=0 with pin_memory, pin_mode=thread: pinned in next()
     const bool result_pinned_;
     const double batch_bytes_;
+    // transfer_dtype uint8: a normalize kernel before each compute kernel, timed as the calibration says
+    // (Calibration::normalize_seconds; GB/s is pixels per ns).
+    const bool normalize_gpu_;
+    const double normalize_latency_ns_, normalize_pixels_per_ns_;
     const double call_ns_;
     const double handoff_ns_;
     const double gpu_wake_ns_;
@@ -249,6 +253,9 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       pin_inline_(config.pin_memory && config.pin_mode == PinMode::thread && config.num_workers == 0),
       result_pinned_(config.pin_memory),
       batch_bytes_(static_cast<double>(config.batch_bytes())),
+      normalize_gpu_(config.normalizes_on_gpu()),
+      normalize_latency_ns_(calibration.normalize_latency_us * 1e3),
+      normalize_pixels_per_ns_(calibration.normalize_u8_gbps),
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
       handoff_ns_(host.handoff_us * 1e3),
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
@@ -393,7 +400,10 @@ double Model::io_ns(int64_t index) const {
 
 double Model::convert_ns(int64_t index) {
     const bool streaming = config_.sample_bytes() >= kStreamingSampleBytes;
-    const ByteRateCurve& curve = streaming ? host_.convert_streaming : host_.convert_plain;
+    const ByteRateCurve& curve = config_.transfer_dtype == TransferDtype::uint8     ? host_.convert_uint8
+                                 : config_.transfer_dtype != TransferDtype::float32 ? host_.convert_half
+                                 : streaming                                        ? host_.convert_streaming
+                                                                                    : host_.convert_plain;
     const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
     return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
 }
@@ -489,6 +499,10 @@ void Model::plan_batch() {
         plan_.push_back({OpKind::h2d, stream_of(c), chunk_bytes(batch_bytes_, n, c), 0});
     };
     auto kernel = [&](int c) {
+        if (normalize_gpu_)  // transfer_dtype uint8: the chunk's pixels become float32 first
+            plan_.push_back(
+                {OpKind::kernel, stream_of(c), 0,
+                 normalize_latency_ns_ + chunk_bytes(batch_bytes_, n, c) / normalize_pixels_per_ns_});
         plan_.push_back({OpKind::kernel, stream_of(c), 0, config_.batch_kernel_us() * 1e3 / n});
     };
     auto d2h = [&](int c) {
@@ -507,7 +521,7 @@ void Model::plan_batch() {
         for (int c = 0; c < n; ++c) d2h(c);
     }
     batch(current_).gpu_ops_left = static_cast<int>(plan_.size());
-    batch(current_).kernels_left = n;
+    batch(current_).kernels_left = normalize_gpu_ ? 2 * n : n;
     records_left_ = std::min(n, config_.streams);
 }
 

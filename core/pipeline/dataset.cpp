@@ -1,6 +1,8 @@
 #include "core/pipeline/dataset.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <mutex>
 #include <random>
 
@@ -8,16 +10,18 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
+#include "core/device/normalize.h"
 #include "core/trace/precise_sleep.h"
 #include "core/trace/slow_motion.h"
+#include "core/units/half_float.h"
 
 namespace pinscope {
 namespace {
 
-// ImageNet's channel statistics, as used by torchvision's Normalize in most training scripts.
-constexpr float kMean[3] = {0.485f, 0.456f, 0.406f};
-constexpr float kStd[3] = {0.229f, 0.224f, 0.225f};
 constexpr int64_t kPixelPoolBytes = 8 << 20;
 // Samples this large are written with streaming stores (see convert_plane).
 constexpr int64_t kStreamingSampleBytes = 256 << 10;
@@ -47,6 +51,103 @@ void convert_plane(const uint8_t* s, float* d, int64_t n, float scale, float bia
     }
 #endif
     for (; i < n; ++i) d[i] = static_cast<float>(s[i]) * scale + bias;  // vectorises
+}
+
+// The half-precision path of a plane, as convert_plane: the same floats, then each rounded to 16 bits.
+// `table` holds the 256 results (what the scalar head and tail read); with SSE2 the body computes them
+// sixteen at a time, so collating into half precision costs about what float32 does, not a table walk.
+// Its float16 rounding (to nearest even, in integer steps) holds for values whose half is normal, as all
+// of Normalize's are (|x| from 0.001 to 2.7); dataset_test checks every value against the table.
+#if defined(__x86_64__)
+// float16 with the CPU's own conversion (F16C: every x86-64 CPU since 2012, and what PyTorch's .half()
+// uses), compiled for it here and chosen at run time, as Debian's x86-64 baseline does not have it.
+__attribute__((target("f16c"))) void convert_plane_f16c(const uint8_t* s, uint16_t* d, int64_t n, float scale,
+                                                        float bias, const uint16_t* table, bool streaming) {
+    int64_t i = 0;
+    for (; i < n && reinterpret_cast<uintptr_t>(d + i) % 16 != 0; ++i) d[i] = table[s[i]];
+    const __m128 vscale = _mm_set1_ps(scale), vbias = _mm_set1_ps(bias);
+    const __m128i zero = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
+        const __m128i words[4] = {_mm_unpacklo_epi16(lo, zero), _mm_unpackhi_epi16(lo, zero),
+                                  _mm_unpacklo_epi16(hi, zero), _mm_unpackhi_epi16(hi, zero)};
+        __m128i halves[4];
+        for (int k = 0; k < 4; ++k)
+            halves[k] = _mm_cvtps_ph(_mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(words[k]), vscale), vbias),
+                                     _MM_FROUND_TO_NEAREST_INT);
+        const __m128i first = _mm_unpacklo_epi64(halves[0], halves[1]);
+        const __m128i second = _mm_unpacklo_epi64(halves[2], halves[3]);
+        auto* out = reinterpret_cast<__m128i*>(d + i);
+        if (streaming) {
+            _mm_stream_si128(out, first);
+            _mm_stream_si128(out + 1, second);
+        } else {
+            _mm_store_si128(out, first);
+            _mm_store_si128(out + 1, second);
+        }
+    }
+    if (streaming) _mm_sfence();
+    for (; i < n; ++i) d[i] = table[s[i]];
+}
+
+bool cpu_has_f16c() {
+    static const bool has = __builtin_cpu_supports("f16c");
+    return has;
+}
+#endif
+
+void convert_plane_half(const uint8_t* s, uint16_t* d, int64_t n, float scale, float bias,
+                        const uint16_t* table, bool bf16, bool streaming) {
+#if defined(__x86_64__)
+    if (!bf16 && cpu_has_f16c()) return convert_plane_f16c(s, d, n, scale, bias, table, streaming);
+#endif
+    int64_t i = 0;
+#if defined(__SSE2__)
+    for (; i < n && reinterpret_cast<uintptr_t>(d + i) % 16 != 0; ++i) d[i] = table[s[i]];
+    const __m128 vscale = _mm_set1_ps(scale), vbias = _mm_set1_ps(bias);
+    const __m128i zero = _mm_setzero_si128();
+    const auto to_half = [&](__m128 value) {
+        const __m128i bits = _mm_castps_si128(value);
+        __m128i half;
+        if (bf16) {
+            const __m128i odd = _mm_and_si128(_mm_srli_epi32(bits, 16), _mm_set1_epi32(1));
+            half = _mm_srli_epi32(_mm_add_epi32(_mm_add_epi32(bits, _mm_set1_epi32(0x7fff)), odd), 16);
+        } else {
+            const __m128i sign = _mm_and_si128(bits, _mm_set1_epi32(static_cast<int>(0x80000000u)));
+            const __m128i magnitude = _mm_xor_si128(bits, sign);
+            const __m128i odd = _mm_and_si128(_mm_srli_epi32(magnitude, 13), _mm_set1_epi32(1));
+            const __m128i rounded = _mm_add_epi32(_mm_add_epi32(magnitude, _mm_set1_epi32(0x0fff)), odd);
+            half = _mm_or_si128(_mm_sub_epi32(_mm_srli_epi32(rounded, 13), _mm_set1_epi32(112 << 10)),
+                                _mm_srli_epi32(sign, 16));
+        }
+        // Sign-extend the low 16 bits so the saturating pack keeps them as they are.
+        return _mm_srai_epi32(_mm_slli_epi32(half, 16), 16);
+    };
+    for (; i + 16 <= n; i += 16) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
+        const __m128i words[4] = {_mm_unpacklo_epi16(lo, zero), _mm_unpackhi_epi16(lo, zero),
+                                  _mm_unpacklo_epi16(hi, zero), _mm_unpackhi_epi16(hi, zero)};
+        __m128i halves[4];
+        for (int k = 0; k < 4; ++k)
+            halves[k] = to_half(_mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(words[k]), vscale), vbias));
+        const __m128i first = _mm_packs_epi32(halves[0], halves[1]),
+                      second = _mm_packs_epi32(halves[2], halves[3]);
+        auto* out = reinterpret_cast<__m128i*>(d + i);
+        if (streaming) {
+            _mm_stream_si128(out, first);
+            _mm_stream_si128(out + 1, second);
+        } else {
+            _mm_store_si128(out, first);
+            _mm_store_si128(out + 1, second);
+        }
+    }
+    if (streaming) _mm_sfence();
+#else
+    (void)scale, (void)bias, (void)bf16, (void)streaming;
+#endif
+    for (; i < n; ++i) d[i] = table[s[i]];
 }
 
 // The pixel pool depends only on its size and seed. A reconfigured pipeline builds a new dataset each
@@ -87,7 +188,8 @@ void spend_wait_us(double us, const std::atomic<bool>& stop) {
 }
 
 SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
-    : elements_(config.sample_shape.elements()),
+    : dtype_(config.transfer_dtype),
+      elements_(config.sample_shape.elements()),
       plane_(config.sample_shape.dims.size() == 3 ? elements_ / config.sample_shape.dims[0] : elements_),
       decode_us_(config.decode_us * config.slow_motion),
       io_us_(config.io_us * config.slow_motion),
@@ -102,8 +204,13 @@ SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
                          config.seed)) {
     channels_ = plane_ == elements_ ? 1 : static_cast<int>(elements_ / plane_);
     for (int c = 0; c < 3; ++c) {
-        scale_[c] = 1.0f / (255.0f * kStd[c]);
-        bias_[c] = -kMean[c] / kStd[c];
+        scale_[c] = normalize_scale(c);
+        bias_[c] = normalize_bias(c);
+        for (int v = 0; v < 256; ++v) {
+            const float normalized = static_cast<float>(v) * scale_[c] + bias_[c];  // as convert_plane does
+            half_[c][v] =
+                dtype_ == TransferDtype::bfloat16 ? to_bfloat16(normalized) : to_float16(normalized);
+        }
     }
     window_starts_ = static_cast<int64_t>(pixels_->size()) - elements_;
     streaming_ = sample_bytes() >= kStreamingSampleBytes;
@@ -130,13 +237,13 @@ void SyntheticImageDataset::fetch(int64_t index, std::byte* out, const std::atom
     if (index == fail_at_sample_)
         throw DatasetError("ValueError",
                            fmt::format("sample {} is corrupt (fail_at_sample={})", index, fail_at_sample_));
-    if (costs_time_) return fetch_paying(index, reinterpret_cast<float*>(out), stop);
-    convert(index, reinterpret_cast<float*>(out));
+    if (costs_time_) return fetch_paying(index, out, stop);
+    convert(index, out);
 }
 
 // Out of line so that fetch() stays a few instructions for the engine benchmark's zero-cost samples:
 // inlined, these locals made every sample save and restore six registers, a sixth of its cost there.
-void SyntheticImageDataset::fetch_paying(int64_t index, float* out, const std::atomic<bool>& stop) const {
+void SyntheticImageDataset::fetch_paying(int64_t index, std::byte* out, const std::atomic<bool>& stop) const {
     if (io_us_ > 0 || decode_us_ > 0) {
         const double cost = cost_scale(index);
         if (io_us_ > 0) spend_wait_us(io_us_ * cost, stop);
@@ -146,11 +253,25 @@ void SyntheticImageDataset::fetch_paying(int64_t index, float* out, const std::a
     convert(index, out);
 }
 
-void SyntheticImageDataset::convert(int64_t index, float* out) const {
+void SyntheticImageDataset::convert(int64_t index, std::byte* out) const {
     // Each sample reads its own window of the pool, so consecutive samples touch different memory.
     const uint8_t* src = pixels_->data() + (window_starts_ > 0 ? (index * 7919 * 64) % window_starts_ : 0);
-    for (int c = 0; c < channels_; ++c)
-        convert_plane(src + c * plane_, out + c * plane_, plane_, scale_[c % 3], bias_[c % 3], streaming_);
+    switch (dtype_) {
+        case TransferDtype::uint8:
+            std::memcpy(out, src, static_cast<size_t>(elements_));
+            return;
+        case TransferDtype::float16:
+        case TransferDtype::bfloat16:
+            for (int c = 0; c < channels_; ++c)
+                convert_plane_half(src + c * plane_, reinterpret_cast<uint16_t*>(out) + c * plane_, plane_,
+                                   scale_[c % 3], bias_[c % 3], half_[c % 3],
+                                   dtype_ == TransferDtype::bfloat16, streaming_);
+            return;
+        default:
+            for (int c = 0; c < channels_; ++c)
+                convert_plane(src + c * plane_, reinterpret_cast<float*>(out) + c * plane_, plane_,
+                              scale_[c % 3], bias_[c % 3], streaming_);
+    }
 }
 
 }  // namespace pinscope

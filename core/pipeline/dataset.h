@@ -1,7 +1,9 @@
 #pragma once
 // The map-style dataset the workers read: sample i is a uint8 image of the configured shape, turned
 // into normalised float32 (x / 255 - mean) / std as torchvision's ToTensor + Normalize would, which is
-// real per-sample CPU work. decode_us adds CPU work (a spinning core), io_us adds waiting (a sleep).
+// real per-sample CPU work; in half precision with transfer_dtype float16 or bfloat16, and left as the
+// raw uint8 pixels with uint8 (the GPU normalises them). decode_us adds CPU work (a spinning core), io_us
+// adds waiting (a sleep).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -59,7 +61,7 @@ class SyntheticImageDataset final : public Dataset {
   public:
     explicit SyntheticImageDataset(const PipelineConfig& config);
 
-    int64_t sample_bytes() const override { return elements_ * 4; }
+    int64_t sample_bytes() const override { return elements_ * element_bytes(dtype_); }
     void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override;
 
     // What sample `index` costs, as a multiple of decode_us and io_us: its jitter, and the straggler
@@ -69,16 +71,21 @@ class SyntheticImageDataset final : public Dataset {
   private:
     // fetch() for samples that take time: waits and spins for what sample `index` costs (io_us,
     // decode_us, scaled by cost_scale), and stretches the conversion in slow motion.
-    void fetch_paying(int64_t index, float* out, const std::atomic<bool>& stop) const;
-    // Writes sample `index`'s floats: its window of the pool, normalised channel by channel.
-    void convert(int64_t index, float* out) const;
+    void fetch_paying(int64_t index, std::byte* out, const std::atomic<bool>& stop) const;
+    // Writes sample `index` in the transfer dtype: its window of the pool, normalised channel by channel
+    // (or copied as it is, for uint8).
+    void convert(int64_t index, std::byte* out) const;
 
+    TransferDtype dtype_;
     int64_t elements_;
     int64_t plane_;  // elements per channel; channels are the first dimension of a 3-d shape
     int channels_;
     // Fixed per dataset and worked out once: the engine benchmark's samples are one float each, so what
     // fetch() does around the copy is most of what a sample costs there.
     float scale_[3], bias_[3];  // Normalize's per-channel multiply and add, by channel % 3
+    // Half precision: each channel's 256 normalised values, already rounded (a table is what a byte
+    // input makes cheapest, and the values are exactly the float32 path's, rounded once).
+    uint16_t half_[3][256];
     int64_t window_starts_;     // a sample's window of the pool starts in [0, window_starts_)
     bool streaming_;            // large samples bypass the cache (see convert_plane)
     bool costs_time_;           // io_us, decode_us or slow motion: fetch_paying() does the sample

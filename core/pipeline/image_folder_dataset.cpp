@@ -1,6 +1,8 @@
 #include "core/pipeline/image_folder_dataset.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +15,7 @@
 #include "core/images/resized_crop.h"
 #include "core/images/sample_jpegs.h"
 #include "core/trace/clock.h"
+#include "core/units/half_float.h"
 
 namespace pinscope {
 namespace {
@@ -132,6 +135,7 @@ ImageFolderDataset::ImageFolderDataset(const PipelineConfig& config,
       tally_(std::move(tally)),
       decode_us_(config.decode_us * config.slow_motion),
       io_us_(config.io_us * config.slow_motion),
+      dtype_(config.transfer_dtype),
       seed_(config.seed) {
     // The knob's own rule (the validator runs it too), for a config that did not come through validate().
     if (const std::optional<std::string> problem = knob_codec::dataset_rule(config))
@@ -142,7 +146,25 @@ ImageFolderDataset::ImageFolderDataset(const PipelineConfig& config,
     width_ = static_cast<int>(dims[2]);
 }
 
-bool ImageFolderDataset::load(size_t file, int64_t index, float* out) const {
+namespace {
+
+// The crop's floats (ToTensor's [0, 1]) as the transfer dtype: uint8 as the resized pixels would be
+// (PILToTensor), half precision rounded once. The decoding around it costs far more than this pass.
+void store_as(TransferDtype dtype, const std::vector<float>& crop, std::byte* out) {
+    for (size_t i = 0; i < crop.size(); ++i) {
+        if (dtype == TransferDtype::uint8) {
+            out[i] = static_cast<std::byte>(std::lround(std::clamp(crop[i], 0.0f, 1.0f) * 255.0f));
+        } else {
+            const uint16_t half =
+                dtype == TransferDtype::bfloat16 ? to_bfloat16(crop[i]) : to_float16(crop[i]);
+            std::memcpy(out + 2 * i, &half, 2);
+        }
+    }
+}
+
+}  // namespace
+
+bool ImageFolderDataset::load(size_t file, int64_t index, std::byte* out) const {
     const std::string& path = listing_->files[file];
     const TimeNs start = now_ns();
     try {
@@ -150,7 +172,14 @@ bool ImageFolderDataset::load(size_t file, int64_t index, float* out) const {
         // The crop's draw depends on the run's seed and the sample, not on which worker fetched it.
         const CropBox box = random_resized_crop(
             image.width, image.height, seed_ ^ (static_cast<uint64_t>(index) * 0x9E3779B97F4A7C15ull));
-        crop_to_tensor(image, box, channels_, height_, width_, out);
+        if (dtype_ == TransferDtype::float32) {
+            crop_to_tensor(image, box, channels_, height_, width_, reinterpret_cast<float*>(out));
+        } else {
+            thread_local std::vector<float> crop;
+            crop.resize(static_cast<size_t>(channels_) * height_ * width_);
+            crop_to_tensor(image, box, channels_, height_, width_, crop.data());
+            store_as(dtype_, crop, out);
+        }
     } catch (const ImageError& error) {
         tally_->skipped(path, error.what());
         return false;
@@ -173,7 +202,7 @@ void ImageFolderDataset::fetch(int64_t index, std::byte* out, const std::atomic<
     const size_t first = static_cast<size_t>(index) % files;
     for (size_t t = 0; t < std::min(files, kMaxTries); ++t) {
         if (stop.load(std::memory_order_relaxed)) return;
-        if (load((first + t) % files, index, reinterpret_cast<float*>(out))) return;
+        if (load((first + t) % files, index, out)) return;
     }
     throw DatasetError("RuntimeError",
                        fmt::format("sample {}: none of {} files from {} could be read ({})", index,

@@ -53,18 +53,22 @@ class ImageFolderDataset final : public Dataset {
     ImageFolderDataset(const PipelineConfig& config, std::shared_ptr<const ImageFolderListing> listing,
                        std::shared_ptr<ImageFolderTally> tally);
 
-    int64_t sample_bytes() const override { return static_cast<int64_t>(channels_) * height_ * width_ * 4; }
+    int64_t sample_bytes() const override {
+        return static_cast<int64_t>(channels_) * height_ * width_ * element_bytes(dtype_);
+    }
     void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const override;
     DatasetReport report() const override { return tally_->report(); }
     std::string batch_name(int64_t first, int count) const override;
 
   private:
-    // Reads, decodes and crops file `file` into `out`; false (counted) when it cannot be used.
-    bool load(size_t file, int64_t index, float* out) const;
+    // Reads, decodes and crops file `file` into `out`, in the transfer dtype; false (counted) when it
+    // cannot be used.
+    bool load(size_t file, int64_t index, std::byte* out) const;
 
     std::shared_ptr<const ImageFolderListing> listing_;
     std::shared_ptr<ImageFolderTally> tally_;
     int channels_, height_, width_;
+    TransferDtype dtype_;
     double decode_us_, io_us_;
     uint64_t seed_;
 };

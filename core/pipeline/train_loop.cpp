@@ -21,6 +21,9 @@ TrainLoop::TrainLoop(const PipelineConfig& config, Device& device, Recorder& rec
     const HostMemory result_memory = config.pin_memory ? HostMemory::pinned : HostMemory::pageable;
     for (Slot& slot : slots_) {
         slot.input = device.allocate_device(static_cast<size_t>(config.batch_bytes()));
+        if (config.normalizes_on_gpu())
+            slot.normalized =
+                device.allocate_device(static_cast<size_t>(config.batch_bytes()) * sizeof(float));
         if (config.d2h_bytes > 0) {
             slot.output = device.allocate_device(static_cast<size_t>(config.d2h_bytes));
             slot.result = device.allocate_host(static_cast<size_t>(config.d2h_bytes), result_memory);
@@ -67,10 +70,36 @@ void TrainLoop::copy_in(Slot& slot, const LoadedBatch& batch, size_t offset, siz
     device_.copy_to_device(slot.input, offset, src, offset, bytes, stream, config_.non_blocking, batch.id);
 }
 
+// uint8 pixels in, float32 out, on the GPU (transfer_dtype uint8): the chunk's pixels, wherever the chunk
+// starts in its samples.
+void TrainLoop::normalize(Slot& slot, const LoadedBatch& batch, size_t in_offset, size_t in_bytes,
+                          Stream& stream) {
+    const std::vector<int64_t>& dims = config_.sample_shape.dims;
+    KernelWork work;
+    work.input = &slot.input;
+    work.input_offset = in_offset;
+    work.input_bytes = in_bytes;
+    work.output = &slot.normalized;
+    work.output_offset = in_offset * sizeof(float);
+    work.output_bytes = in_bytes * sizeof(float);
+    work.batch = batch.id;
+    NormalizeWork& pixels = work.normalize.emplace();
+    pixels.first_element = static_cast<int64_t>(in_offset);
+    pixels.sample_elements = config_.sample_shape.elements();
+    pixels.channel_elements = dims.size() == 3 ? pixels.sample_elements / dims[0] : pixels.sample_elements;
+    device_.launch_kernel(work, stream);
+}
+
 void TrainLoop::compute(Slot& slot, const LoadedBatch& batch, size_t in_offset, size_t in_bytes,
                         size_t out_offset, size_t out_bytes, Stream& stream) {
     KernelWork work;
     work.input = &slot.input;
+    if (config_.normalizes_on_gpu()) {  // the model reads the floats the normalize kernel made
+        normalize(slot, batch, in_offset, in_bytes, stream);
+        work.input = &slot.normalized;
+        in_offset *= sizeof(float);
+        in_bytes *= sizeof(float);
+    }
     work.input_offset = in_offset;
     work.input_bytes = in_bytes;
     work.output = slot.output ? &slot.output : nullptr;

@@ -32,6 +32,7 @@ class TrainLoop {
   private:
     struct Slot {
         DeviceBuffer input;
+        DeviceBuffer normalized;  // transfer_dtype uint8: the batch as float32, made on the GPU
         DeviceBuffer output;
         HostBuffer result;                 // where the result lands on the host
         std::vector<Event> done;           // one per stream; recorded after the batch's last op there
@@ -41,6 +42,7 @@ class TrainLoop {
 
     void retire(Slot& slot);  // waits for the occupant's work and releases it
     void copy_in(Slot& slot, const LoadedBatch& batch, size_t offset, size_t bytes, Stream& stream);
+    void normalize(Slot& slot, const LoadedBatch& batch, size_t in_offset, size_t in_bytes, Stream& stream);
     void compute(Slot& slot, const LoadedBatch& batch, size_t in_offset, size_t in_bytes, size_t out_offset,
                  size_t out_bytes, Stream& stream);
     void copy_out(Slot& slot, const LoadedBatch& batch, size_t offset, size_t bytes, Stream& stream);

@@ -18,6 +18,7 @@
 #include "core/device/copy_probe.h"
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/cuda/cuda_device.h"
+#include "core/device/cuda/normalize_kernel.h"
 #include "core/device/cuda/pcie_link.h"
 #include "core/device/cuda/pinned_memory.h"
 #include "core/device/device.h"
@@ -111,6 +112,27 @@ double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
             gbps.push_back(static_cast<double>(bytes) / elapsed_s(begin.event, end.event) * 1e-9);
     }
     return median(gbps);
+}
+
+// The normalize kernel (transfer_dtype uint8) on `pixels` pixels of 3x224x224 samples: seconds per
+// launch, the median of 15 after two to warm up. `device` holds at least 5 bytes per pixel.
+double time_normalize_s(void* device, size_t pixels, int sm_count, cudaStream_t stream) {
+    EventOwner begin, end;
+    cuda::NormalizeArgs args;
+    args.input = static_cast<const uint8_t*>(device);
+    args.output = reinterpret_cast<float*>(static_cast<std::byte*>(device) + (pixels + 255) / 256 * 256);
+    args.pixels = pixels;
+    args.sample_elements = 3 * 224 * 224;
+    args.channel_elements = 224 * 224;
+    std::vector<double> seconds;
+    for (int r = 0; r < 17; ++r) {
+        check(cudaEventRecord(begin.event, stream), "cudaEventRecord");
+        check(cuda::launch_normalize_kernel(args, sm_count, stream), "launching the normalize kernel");
+        check(cudaEventRecord(end.event, stream), "cudaEventRecord");
+        check(cudaEventSynchronize(end.event), "cudaEventSynchronize");
+        if (r >= 2) seconds.push_back(elapsed_s(begin.event, end.event));
+    }
+    return median(seconds);
 }
 
 // What a small pageable copy costs the calling thread: the call, the driver's staging and the wait
@@ -273,6 +295,16 @@ CopyProbeResult probe_copies(int ordinal) {
                 result.copies.push_back({direction, memory, mib, gbps});
             }
     result.bidir_total_gbps = time_bidirectional(pinned, pinned_back, device, device_back);
+    {
+        // The normalize kernel at 1 and 48 MiB of pixels (a 96 MiB float32 batch is 24 MiB of them):
+        // t(n) = latency + n / rate, as copies are fitted.
+        const double small = time_normalize_s(device.data, 1 * MiB, props.multiProcessorCount, stream.stream);
+        const double large =
+            time_normalize_s(device.data, 48 * MiB, props.multiProcessorCount, stream.stream);
+        result.normalize_u8_gbps = 47.0 * MiB / std::max(large - small, 1e-9) * 1e-9;
+        result.normalize_latency_us =
+            std::max(0.0, small - 1.0 * MiB / (result.normalize_u8_gbps * 1e9)) * 1e6;
+    }
     result.host_memcpy_gbps = time_host_memcpy(pageable_back, pageable);
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
     result.pin_host_alloc_256MB_s = time_pinning(cuda::PinMethod::host_alloc);

@@ -19,6 +19,7 @@
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/cuda/cupti_recorder.h"
 #include "core/device/cuda/event_timer.h"
+#include "core/device/cuda/normalize_kernel.h"
 #include "core/device/cuda/pinned_memory.h"
 #include "core/device/startup_spans.h"
 #include "core/units/units.h"
@@ -98,6 +99,7 @@ class CudaDevice final : public Device {
         check(status, name);
     }
     void make_current() const;  // the CUDA runtime's current device is per host thread
+    void launch_normalize(const KernelWork& work, cudaStream_t stream);  // work.normalize is set
     void measure_link_peaks();
     void choose_pin_method();
 
@@ -389,8 +391,22 @@ void CudaDevice::launch_kernel(const KernelWork& work, Stream& stream) {
     args.batch = work.batch;
     args.checksum = checksum_.get();
     const cudaStream_t s = native(stream);
+    if (work.normalize) return launch_normalize(work, s);
     issue({SpanKind::kernel, work.batch, work.input_bytes, HostMemory::none}, s,
           "launching the compute kernel", [&] { return cuda::launch_batch_kernel(args, kernel_, s); });
+}
+
+void CudaDevice::launch_normalize(const KernelWork& work, cudaStream_t s) {
+    cuda::NormalizeArgs args;
+    args.input = static_cast<const uint8_t*>(work.input->data()) + work.input_offset;
+    args.output = reinterpret_cast<float*>(static_cast<std::byte*>(work.output->data()) + work.output_offset);
+    args.pixels = work.input_bytes;
+    args.first_element = work.normalize->first_element;
+    args.sample_elements = work.normalize->sample_elements;
+    args.channel_elements = work.normalize->channel_elements;
+    issue({SpanKind::kernel, work.batch, work.input_bytes, HostMemory::none}, s,
+          "launching the normalize kernel",
+          [&] { return cuda::launch_normalize_kernel(args, kernel_.blocks / 2, s); });
 }
 
 void CudaDevice::record(Event& event, Stream& stream) {

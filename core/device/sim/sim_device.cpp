@@ -282,7 +282,9 @@ void SimDevice::launch_kernel(const KernelWork& work, Stream& stream) {
     Op op;
     op.kind = OpKind::kernel;
     op.bytes = static_cast<double>(work.input_bytes);
-    op.duration = us_to_ns(work.duration_us * time_scale_);
+    // The normalize kernel runs as long as the calibrated GPU takes to read and write the batch.
+    const double us = work.normalize ? calibration_.normalize_seconds(op.bytes) * 1e6 : work.duration_us;
+    op.duration = us_to_ns(us * time_scale_);
     op.batch = work.batch;
     Lock lock(mutex_);
     enqueue(lock, stream, op);
