@@ -63,6 +63,49 @@ TEST_CASE("advise on the pinned H100 capture does not name pageable copies") {
     CHECK_FALSE(names_rule(nlohmann::json::parse(json.out), "pageable-async-memcpy"));
 }
 
+const nlohmann::json* finding_of(const nlohmann::json& advice, const std::string& rule) {
+    for (const nlohmann::json& f : advice["findings"])
+        if (f["rule"] == rule) return &f;
+    return nullptr;
+}
+
+// The pinned run saturated the H100's link (copy engine 92% busy at 49.5 GB/s, compute 1.7%): the GPU
+// waited for copies, and the verdict says so with the link's figures, and the fix is fewer bytes.
+TEST_CASE("advise on the pinned H100 capture is TRANSFER-bound, with the link's figures and transfer_dtype") {
+    const Result text = run_pinscope("advise " + capture("h100-transfer-bound-pinned.pinscope"));
+    REQUIRE(text.exit_code == 0);
+    CHECK(text.out.find("TRANSFER-bound: the GPU waited for copies on the link") != std::string::npos);
+    CHECK(text.out.find("of the pinned H2D peak") != std::string::npos);
+    CHECK(text.out.find("fix: --transfer-dtype uint8") != std::string::npos);
+    const Result json = run_pinscope("advise --json " + capture("h100-transfer-bound-pinned.pinscope"));
+    REQUIRE(json.exit_code == 0);
+    const nlohmann::json advice = nlohmann::json::parse(json.out);
+    CHECK(advice["verdict"] == "transfer");
+    CHECK(advice["transfer_share"].get<double>() > 0.5);
+    CHECK(advice["transfer_share"].get<double>() > advice["input_share"].get<double>());
+    const nlohmann::json* link = finding_of(advice, "link-bound");
+    REQUIRE(link);
+    CHECK((*link)["fix"] == nlohmann::json{{"transfer_dtype", "uint8"}});
+    CHECK((*link)["metric"] == "samples_per_s");
+    CHECK((*link)["cost"].get<double>() ==
+          doctest::Approx(advice["transfer_share"].get<double>()).epsilon(0.05));
+}
+
+// Pageable, the same load is input-bound first (staging holds the train loop) and transfer-bound under
+// it: the verdict names the larger cause, the findings both.
+TEST_CASE("advise on the pageable H100 capture: input-bound by verdict, the link a finding too") {
+    const Result json = run_pinscope("advise --json " + capture("h100-transfer-bound-pageable.pinscope"));
+    REQUIRE(json.exit_code == 0);
+    const nlohmann::json advice = nlohmann::json::parse(json.out);
+    CHECK(advice["verdict"] == "highly");
+    REQUIRE(finding_of(advice, "pageable-async-memcpy"));
+    const nlohmann::json* link = finding_of(advice, "link-bound");
+    REQUIRE(link);
+    CHECK((*link)["fix"] == nlohmann::json{{"transfer_dtype", "uint8"}});
+    CHECK((*finding_of(advice, "pageable-async-memcpy"))["cost"].get<double>() >=
+          (*link)["cost"].get<double>() * 0.9);
+}
+
 TEST_CASE("advise on a file that is not a capture exits 2 with one line") {
     const auto bad = scratch_folder() / "not-a-capture.pinscope";
     std::ofstream(bad) << "hello";

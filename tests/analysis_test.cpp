@@ -110,26 +110,49 @@ TEST_CASE("stall is train-loop waiting (or loading inline) while no kernel runs,
     CHECK(m.stall == doctest::Approx((70.0 + 50.0) / 200));
 }
 
-TEST_CASE("GPU idle time splits by what the train loop was doing, and the causes add up to it") {
+TEST_CASE("GPU idle time splits by what held it up, and the causes add up to it") {
     Lanes lanes;
     TraceStore store = lanes.store();
     store.add(span(lanes.kernel0, SpanKind::kernel, 0, 100));
     store.add(span(lanes.main, SpanKind::wait, 50, 200));    // 100 ns idle: the loader
     store.add(span(lanes.main, SpanKind::stage, 200, 350));  // 150 ns: staging a pageable copy
-    store.add(span(lanes.main, SpanKind::sync, 350, 400));   // 50 ns: blocked on the GPU
+    store.add(span(lanes.main, SpanKind::sync, 350, 400));   // blocked on the GPU ...
     store.add(span(lanes.kernel0, SpanKind::kernel, 380, 400));
-    store.add(span(lanes.h2d, SpanKind::h2d, 200, 400, 1, 100));  // copies do not make the GPU "busy"
+    // ... 10 ns of it while a copy still ran (the GPU waited for the copy), 20 ns with none running.
+    // The copy's first 150 ns are staging's: the train loop held it.
+    store.add(span(lanes.h2d, SpanKind::h2d, 200, 360, 1, 100));  // copies do not make the GPU "busy"
     const Metrics m = compute_metrics(store, 1, {0, 500});
     CHECK(m.gpu_busy == doctest::Approx(120.0 / 500));
     CHECK(m.gpu_idle == doctest::Approx(380.0 / 500));
     CHECK(m.idle.loader == doctest::Approx(100.0 / 500));
     CHECK(m.idle.staging == doctest::Approx(150.0 / 500));
-    CHECK(m.idle.sync == doctest::Approx(30.0 / 500));
+    CHECK(m.idle.copies == doctest::Approx(10.0 / 500));
+    CHECK(m.idle.sync == doctest::Approx(20.0 / 500));
     CHECK(m.idle.other == doctest::Approx(100.0 / 500));  // 400..500: the train loop did nothing we know
-    CHECK(m.idle.loader + m.idle.staging + m.idle.sync + m.idle.other == doctest::Approx(m.gpu_idle));
+    CHECK(m.idle.loader + m.idle.staging + m.idle.copies + m.idle.sync + m.idle.other ==
+          doctest::Approx(m.gpu_idle));
     CHECK(m.stall == m.idle.loader);
-    CHECK(m.h2d_busy == doctest::Approx(200.0 / 500));
-    CHECK(m.copy_busy == doctest::Approx(200.0 / 500));
+    CHECK(m.h2d_busy == doctest::Approx(160.0 / 500));
+    CHECK(m.copy_busy == doctest::Approx(160.0 / 500));
+}
+
+TEST_CASE("the GPU waiting for copies on a busy link is its own cause, whatever the train loop does") {
+    Lanes lanes;
+    TraceStore store = lanes.store();
+    // A saturated link: copies back to back, each batch's short kernel after its copy.
+    for (TimeNs t = 0; t < 1000; t += 100) {
+        store.add(span(lanes.h2d, SpanKind::h2d, t, t + 100, t / 100, 1000, HostMemory::pinned));
+        store.add(span(lanes.kernel0, SpanKind::kernel, t + 100, t + 110, t / 100));
+    }
+    store.add(span(lanes.main, SpanKind::sync, 0, 500));  // the train loop blocked on a full slot ...
+    // ... then issuing (no span) from 500: the copies are what the GPU waits for either way.
+    store.add(span(lanes.d2h, SpanKind::d2h, 1000, 1050, 9, 64));  // a D2H alone: the GPU waits for it too
+    const Metrics m = compute_metrics(store, 1, {0, 1100});
+    CHECK(m.idle.copies == doctest::Approx((1000.0 - 9 * 10 + 40) / 1100));  // 1000..1010 is a kernel
+    CHECK(m.idle.sync == doctest::Approx(0.0));
+    CHECK(m.idle.other == doctest::Approx(50.0 / 1100));  // 1050..1100: nothing running
+    CHECK(m.idle.loader + m.idle.staging + m.idle.copies + m.idle.sync + m.idle.other ==
+          doctest::Approx(m.gpu_idle));
 }
 
 TEST_CASE("overlapping train-loop spans count once, for the first cause") {

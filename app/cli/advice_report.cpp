@@ -28,6 +28,17 @@ std::string pythonic(std::string text) {
     return text;
 }
 
+// transfer_dtype=... as a training script changes it.
+std::string dtype_in_pytorch(const std::string& dtype) {
+    if (dtype == "uint8")
+        return "keep samples uint8 in the dataset (transforms.PILToTensor(), no ToTensor or Normalize) and "
+               "normalise on the GPU: x = batch.to(device, non_blocking=True).float().div_(255).sub_(mean)"
+               ".div_(std)";
+    if (dtype == "float16" || dtype == "bfloat16")
+        return fmt::format("end the dataset's transform with .to(torch.{}) after Normalize", dtype);
+    return "keep ToTensor and Normalize in the dataset (float32)";
+}
+
 // A fix as the DataLoader arguments (and the .to() call) a user changes; knobs PyTorch has no argument for
 // (streams, chunks, pin_mode) are named as pinscope's.
 std::string dataloader_fix(const nlohmann::json& fix) {
@@ -40,6 +51,8 @@ std::string dataloader_fix(const nlohmann::json& fix) {
             loader += fmt::format("{}{}={}", loader.empty() ? "" : ", ", key, v);
         else if (key == "non_blocking")
             other += fmt::format("{}batch.to(device, non_blocking={})", other.empty() ? "" : "; ", v);
+        else if (key == "transfer_dtype")
+            other += fmt::format("{}{}", other.empty() ? "" : "; ", dtype_in_pytorch(v));
         else
             other += fmt::format("{}{}={} (pinscope's knob; no DataLoader argument)",
                                  other.empty() ? "" : "; ", key, v);

@@ -84,6 +84,7 @@ Command add_advise_command(CLI::App& app) {
             AdviceContext ctx;
             ctx.window = capture.info.window;
             ctx.cores = *cores;
+            ctx.link_peak_gbps = capture.info.device.h2d_peak_gbps;
             // An imported trace's side files say how many cores its host had; --cores still wins.
             bool recorded_cores = false;
             const nlohmann::json& loader = capture.info.loader;

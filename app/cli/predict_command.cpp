@@ -22,10 +22,10 @@ void print_summary(const PipelineConfig& config, const Metrics& m, const Calibra
     std::cout << fmt::format("  samples/s    {}\n", format_count(m.samples_per_s));
     std::cout << fmt::format("  GPU busy     {} (compute engine), copy engines {}\n",
                              format_share(m.gpu_busy), format_share(m.copy_busy));
-    std::cout << fmt::format("  GPU idle     {}: loader {} (stall), pageable staging {}, sync {}, other {}\n",
-                             format_share(m.gpu_idle), format_share(m.idle.loader),
-                             format_share(m.idle.staging), format_share(m.idle.sync),
-                             format_share(m.idle.other));
+    std::cout << fmt::format(
+        "  GPU idle     {}: loader {} (stall), pageable staging {}, copies {}, sync {}, other {}\n",
+        format_share(m.gpu_idle), format_share(m.idle.loader), format_share(m.idle.staging),
+        format_share(m.idle.copies), format_share(m.idle.sync), format_share(m.idle.other));
     std::cout << fmt::format("  overlap      {} of kernel time under copies\n", format_share(m.overlap));
     std::cout << fmt::format("  H2D          {} while copying, {} sustained\n", format_gbps(m.h2d_gbps),
                              format_gbps(m.h2d_sustained_gbps));

@@ -153,8 +153,9 @@ int run_headless(const PipelineConfig& config, HeadlessOutput output) {
     std::optional<Advice> advice;
     if (output.advise) {
         const TraceCollector::Snapshot snapshot = run->trace();
-        advice = pinscope::advise(snapshot.store(), report.metrics, report.status.config,
-                                  cli_advice_context(report.status.config, run->window()));
+        AdviceContext ctx = cli_advice_context(report.status.config, run->window());
+        ctx.link_peak_gbps = report.status.device.h2d_peak_gbps;
+        advice = pinscope::advise(snapshot.store(), report.metrics, report.status.config, ctx);
     }
     // A trace or capture streamed to standard output owns it: the summary goes to stderr then.
     const bool stdout_taken =

@@ -18,6 +18,7 @@ ImVec4 verdict_colour(Verdict verdict, Theme theme) {
     const bool dark = theme == Theme::dark;
     switch (verdict) {
         case Verdict::highly:
+        case Verdict::transfer_bound:
             return dark ? ImVec4(0.95f, 0.45f, 0.35f, 1) : ImVec4(0.7f, 0.15f, 0.1f, 1);
         case Verdict::moderately:
             return dark ? ImVec4(0.95f, 0.75f, 0.3f, 1) : ImVec4(0.6f, 0.4f, 0.0f, 1);
@@ -68,6 +69,7 @@ void AdvisorWindow::advise(const AppState& state) {
     const Metrics metrics = compute_metrics(store, config_.batch_size, window, config_.slow_motion);
     AdviceContext context;
     context.window = window;
+    if (state.device()) context.link_peak_gbps = state.device()->h2d_peak_gbps;
     advice_ = pinscope::advise(store, metrics, config_, context);
 }
 

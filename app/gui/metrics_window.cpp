@@ -40,6 +40,7 @@ struct IdlePart {
 constexpr IdlePart kIdleParts[] = {
     {"waiting for the loader", &Metrics::IdleCauses::loader, SpanKind::wait},
     {"staging pageable copies", &Metrics::IdleCauses::staging, SpanKind::stage},
+    {"waiting for copies (link busy)", &Metrics::IdleCauses::copies, SpanKind::h2d},
     {"blocked on the GPU", &Metrics::IdleCauses::sync, SpanKind::sync},
 };
 

@@ -203,12 +203,12 @@ void TimelineWindow::summary_overlay(const TimelineFrame& frame, float top) {
     if (!summary_) return;
     const Metrics& m = summary_->metrics;
     const std::string text = fmt::format(
-        "selection {}: compute busy {}, copy busy {}, overlap {}, GPU idle {} (loader {}, staging {}, sync "
-        "{}), {} "
-        "batches, H2D {}",
+        "selection {}: compute busy {}, copy busy {}, overlap {}, GPU idle {} (loader {}, staging {}, "
+        "copies {}, sync {}), {} batches, H2D {}",
         format_duration(summary_->range.length()), format_share(m.gpu_busy), format_share(m.copy_busy),
         format_share(m.overlap), format_share(m.gpu_idle), format_share(m.idle.loader),
-        format_share(m.idle.staging), format_share(m.idle.sync), m.batches, format_gbps(m.h2d_gbps));
+        format_share(m.idle.staging), format_share(m.idle.copies), format_share(m.idle.sync), m.batches,
+        format_gbps(m.h2d_gbps));
     const ImVec2 size = ImGui::CalcTextSize(text.c_str());
     const ImVec2 at(frame.canvas_left + 4.f, top + 2.f);
     frame.draw->AddRectFilled(ImVec2(at.x - 3.f, at.y - 1.f),

@@ -31,7 +31,8 @@ AdviceFacts gather_facts(const TraceStore& store, const Metrics& metrics, const 
                                 ? Interval{store.first_time(), store.last_time()}
                                 : Interval{ctx.window.start, std::max(ctx.window.start, ctx.window.end)};
     const unsigned cores = ctx.cores ? ctx.cores : std::max(1u, std::thread::hardware_concurrency());
-    AdviceFacts f{store, metrics, config, window, cores, ctx.pinned_budget_bytes};
+    AdviceFacts f{store, metrics, config, window, cores, ctx.pinned_budget_bytes, ctx.link_peak_gbps};
+    IntervalList copies;
 
     for (const LaneInfo& lane : store.lanes()) {
         switch (lane.role) {
@@ -46,6 +47,10 @@ AdviceFacts gather_facts(const TraceStore& store, const Metrics& metrics, const 
                 break;
             case LaneRole::h2d:
                 f.h2d_lanes.push_back(lane.id);
+                copies = union_of(copies, busy_of(f, lane.id, SpanKind::h2d));
+                break;
+            case LaneRole::d2h:
+                copies = union_of(copies, busy_of(f, lane.id, SpanKind::d2h));
                 break;
             case LaneRole::kernel:
                 if (f.kernel_lane == kNoLane) f.kernel_lane = lane.id;
@@ -65,6 +70,10 @@ AdviceFacts gather_facts(const TraceStore& store, const Metrics& metrics, const 
                                                                }),
                                               window);
     f.starved = intersection(loading, f.idle);
+    const IntervalList staging = intervals_of(
+        lane_spans_where(f, f.main_lane, [](const Span& s) { return s.kind == SpanKind::stage; }), window);
+    f.idle_under_copies = intersection(copies, f.idle);
+    f.copies_while_idle = difference(f.idle_under_copies, union_of(f.starved, staging));
     f.pin_busy = busy_of(f, f.pin_lane, SpanKind::pin);
     f.pin_utilization = f.share(f.pin_busy);
     for (LaneId worker : f.workers) f.worker_busy.push_back(busy_of(f, worker, SpanKind::fetch));

@@ -15,13 +15,14 @@ struct AdviceFacts {
     // What gather_facts starts from; the rest it fills in. (A constructor, not an aggregate:
     // brace-initializing these six and leaving the rest warns under -Wmissing-field-initializers.)
     AdviceFacts(const TraceStore& store_, const Metrics& metrics_, const PipelineConfig& config_,
-                Interval window_, unsigned cores_, int64_t pinned_budget_bytes_)
+                Interval window_, unsigned cores_, int64_t pinned_budget_bytes_, double link_peak_gbps_)
         : store(store_),
           metrics(metrics_),
           config(config_),
           window(window_),
           cores(cores_),
-          pinned_budget_bytes(pinned_budget_bytes_) {}
+          pinned_budget_bytes(pinned_budget_bytes_),
+          link_peak_gbps(link_peak_gbps_) {}
 
     const TraceStore& store;
     const Metrics& metrics;
@@ -29,6 +30,7 @@ struct AdviceFacts {
     Interval window;
     unsigned cores = 1;
     int64_t pinned_budget_bytes = 0;
+    double link_peak_gbps = 0;  // 0: not known
 
     LaneId main_lane = kNoLane;     // the train loop
     LaneId pin_lane = kNoLane;      // PyTorch's pin thread
@@ -40,6 +42,10 @@ struct AdviceFacts {
     IntervalList idle;     // the window minus kernels
     // GPU idle while the train loop waited for the loader (or loaded inline): idle.loader's time.
     IntervalList starved;
+    // GPU idle while a copy ran and the train loop was not waiting for the loader nor staging:
+    // idle.copies's time.
+    IntervalList copies_while_idle;
+    IntervalList idle_under_copies;         // GPU idle while a copy ran, whatever the train loop did
     IntervalList pin_busy;                  // the pin thread pinning
     std::vector<IntervalList> worker_busy;  // by worker, building batches
     double pin_utilization = 0;             // |pin_busy| / window

@@ -15,6 +15,7 @@ using Rule = std::optional<Finding> (*)(const AdviceFacts& facts);
 std::optional<Finding> pageable_async_memcpy(const AdviceFacts& f);
 std::optional<Finding> sync_memcpy(const AdviceFacts& f);
 std::optional<Finding> low_overlap(const AdviceFacts& f);
+std::optional<Finding> link_bound(const AdviceFacts& f);
 
 // The loader (advice_rules_loader.cpp)
 std::optional<Finding> gpu_starvation(const AdviceFacts& f);

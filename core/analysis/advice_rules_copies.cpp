@@ -6,6 +6,18 @@
 #include "core/units/units.h"
 
 namespace pinscope {
+namespace {
+
+// "93% of the link's pinned H2D peak 53.4 GB/s", or that the peak is not known.
+std::string link_share_text(double gbps, double peak_gbps) {
+    if (!(peak_gbps > 0)) return link_peak_label(peak_gbps);
+    return fmt::format("{} of the link's {}", format_share(gbps / peak_gbps), link_peak_label(peak_gbps));
+}
+
+}  // namespace
+}  // namespace pinscope
+
+namespace pinscope {
 
 // Nsight Systems' "CUDA Async Memcpy with Pageable Memory": the driver stages a pageable copy through a
 // bounce buffer, at a fraction of the link's speed, and the host thread is held for all of it.
@@ -53,6 +65,56 @@ std::optional<Finding> sync_memcpy(const AdviceFacts& f) {
     finding.fix_text =
         "Set non_blocking=true: a copy from pinned memory then returns at once and the loop issues the "
         "kernel behind it on the same stream.";
+    return finding;
+}
+
+// The link itself is the bottleneck: the GPU idles while copies cross it, copy after copy. Knobs of
+// the loader cannot help here; fewer bytes per sample can, and more streams only where copies and
+// kernels do not overlap yet. It fires where the GPU waited for copies (idle.copies), and also where
+// a copy engine was busy most of the time and the GPU idled under its copies while the train loop
+// staged them (a pageable run of a transfer-bound load is input-bound and transfer-bound at once: the
+// verdict names the larger, and this finding the other).
+std::optional<Finding> link_bound(const AdviceFacts& f) {
+    const Metrics& m = f.metrics;
+    const PipelineConfig& c = f.config;
+    const double cost = f.share(f.idle_under_copies);
+    const bool link_busy = std::max(m.h2d_busy, m.d2h_busy) >= kLinkBusy;
+    if (m.idle.copies < kWorthFixing && !(link_busy && cost >= kWorthFixing)) return std::nullopt;
+    Finding finding;
+    const bool d2h_heavier = m.d2h_busy > m.h2d_busy;
+    finding.title = d2h_heavier ? "The GPU waits for copies: the D2H link is the bottleneck"
+                                : "The GPU waits for copies: the H2D link is the bottleneck";
+    finding.explanation = fmt::format(
+        "The compute engine sat idle {} of the time while a copy was still running. The H2D engine was busy "
+        "{} of the time at {} while copying ({}){}; kernels ran {} of the time, with {} of their time "
+        "under copies.",
+        format_share(cost), format_share(m.h2d_busy), format_gbps(m.h2d_gbps),
+        link_share_text(m.h2d_gbps, f.link_peak_gbps),
+        m.d2h_busy >= kWorthFixing
+            ? fmt::format(", the D2H engine {} at {}", format_share(m.d2h_busy), format_gbps(m.d2h_gbps))
+            : std::string(),
+        format_share(m.gpu_busy), format_share(m.overlap));
+    finding.cost = cost;
+    finding.evidence = gap_refs(gaps_covered_by(f, f.idle_under_copies), f.kernel_lane);
+    const bool overlap_missing = c.streams == 1 && m.overlap < 0.5;
+    if (!d2h_heavier && c.transfer_dtype != TransferDtype::uint8 && !c.data_on_gpu) {
+        finding.fix = {{"transfer_dtype", "uint8"}};
+        finding.fix_text = fmt::format(
+            "Use transfer_dtype=uint8: send the raw pixels ({} of {}'s bytes) and normalise them on the GPU "
+            "after the copy, as NVIDIA DALI and FFCV do; the normalize kernel costs the GPU far less than "
+            "the bytes cost the link.",
+            c.transfer_dtype == TransferDtype::float32 ? "a quarter" : "half", to_string(c.transfer_dtype));
+    } else if (overlap_missing) {
+        finding.fix = {{"streams", 2}};
+        finding.fix_text =
+            "Use streams=2: copies then run beside the previous batch's kernel instead of before it.";
+    } else {
+        finding.fix_text = fmt::format(
+            "No knob helps here: {} already. Send fewer bytes per sample (a smaller crop or result), or "
+            "use a faster link.",
+            d2h_heavier ? "the results fill the D2H link"
+                        : "the samples cross the link as uint8 and copies overlap kernels where they can");
+    }
     return finding;
 }
 

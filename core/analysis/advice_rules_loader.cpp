@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/analysis/advice_rules.h"
 #include "core/config/knobs.h"
@@ -56,6 +57,35 @@ double idle_workers_while_starved(const AdviceFacts& f) {
     return 1.0 - busy / (static_cast<double>(starved) * static_cast<double>(f.worker_busy.size()));
 }
 
+// Where a worker's time per batch goes, from the config's per-sample costs and the measured build time:
+// what is left of a build beyond its io and decoding is collating (the conversion into the transfer dtype
+// and the writes).
+struct BatchBuild {
+    double fetch_us = 0, io_us = 0, decode_us = 0, collate_us = 0;
+};
+
+BatchBuild batch_build(const AdviceFacts& f) {
+    const PipelineConfig& c = f.config;
+    BatchBuild b;
+    b.fetch_us = p50_us(f.metrics, SpanKind::fetch);
+    b.io_us = c.io_us * c.batch_size;
+    b.decode_us = c.decode_us * c.batch_size;
+    b.collate_us = std::max(0.0, b.fetch_us - b.io_us - b.decode_us);
+    return b;
+}
+
+// "2.10 ms: 1.60 ms decoding, 500.00 us collating 512.0 KiB into float32", naming only the parts that
+// cost something.
+std::string build_parts(const AdviceFacts& f, const BatchBuild& b) {
+    std::vector<std::string> parts;
+    if (b.io_us > 0) parts.push_back(fmt::format("{} waiting on io", format_duration(us_to_ns(b.io_us))));
+    if (b.decode_us > 0) parts.push_back(fmt::format("{} decoding", format_duration(us_to_ns(b.decode_us))));
+    parts.push_back(fmt::format("{} collating {} into {}", format_duration(us_to_ns(b.collate_us)),
+                                format_bytes(static_cast<double>(f.config.batch_bytes())),
+                                to_string(f.config.transfer_dtype)));
+    return fmt::format("{}: {}", format_duration(us_to_ns(b.fetch_us)), fmt::join(parts, ", "));
+}
+
 bool pin_thread_saturated(const AdviceFacts& f) {
     return f.config.pin_memory && f.config.pin_mode == PinMode::thread && f.pin_utilization >= kSaturated;
 }
@@ -93,10 +123,23 @@ std::optional<Finding> gpu_starvation(const AdviceFacts& f) {
             "Use pin_mode=direct: workers collate straight into pinned memory, and the cores "
             "no longer spend time on a second copy of every batch.";
     } else {
-        finding.fix_text = fmt::format(
-            "No knob helps here: {} CPU-bound workers already use all {} cores. Decode less per sample, or "
-            "run on a host with more cores.",
-            f.config.num_workers, f.cores);
+        // The workers are as many as the cores allow: what they spend their time on decides the fix.
+        const BatchBuild build = batch_build(f);
+        const bool collating_most = build.collate_us >= build.decode_us;
+        if (collating_most && f.config.transfer_dtype != TransferDtype::uint8) {
+            finding.fix = {{"transfer_dtype", "uint8"}};
+            finding.fix_text = fmt::format(
+                "Use transfer_dtype=uint8: a batch's build took {}. With uint8 the workers copy the raw "
+                "pixels, a byte each instead of {} converted ones, and the GPU normalises them after the "
+                "copy.",
+                build_parts(f, build), element_bytes(f.config.transfer_dtype));
+        } else {
+            finding.fix_text = fmt::format(
+                "No knob helps here: {} CPU-bound workers already use all {} cores, and a batch's build took "
+                "{}. {}, or run on a host with more cores.",
+                f.config.num_workers, f.cores, build_parts(f, build),
+                collating_most ? "Send fewer bytes per sample" : "Decode less per sample");
+        }
     }
     return finding;
 }
@@ -171,11 +214,10 @@ std::optional<Finding> oversubscribed_workers(const AdviceFacts& f) {
     const double extra = static_cast<double>(c.num_workers - cores) / c.num_workers;
     Finding finding;
     finding.explanation = fmt::format(
-        "{} workers each spin {} us of CPU per sample, on {} cores: {} of them can run at a time, so the "
-        "others only stretch every batch's build time ({} median) and take CPU from the train loop{}. "
-        "The GPU still waited for data {} of the time.",
-        c.num_workers, c.decode_us, cores, cores,
-        format_duration(us_to_ns(p50_us(f.metrics, SpanKind::fetch))),
+        "{} workers build batches on the CPU, on {} cores: {} of them can run at a time, so the others only "
+        "stretch every batch's build time ({} median) and take CPU from the train loop{}. The GPU still "
+        "waited for data {} of the time.",
+        c.num_workers, cores, cores, build_parts(f, batch_build(f)),
         c.pin_memory && c.pin_mode == PinMode::thread ? " and the pin thread" : "",
         format_share(f.metrics.idle.loader));
     finding.cost = f.metrics.idle.loader * extra;

@@ -28,8 +28,9 @@ struct RuleRow {
 constexpr RuleRow kRules[] = {
     {"pageable-async-memcpy", "Copies from pageable memory hold the train loop", "idle.pageable_staging",
      Direction::fall, pageable_async_memcpy},
-    {"sync-memcpy", "Synchronous copies hold the host", "idle.sync", Direction::fall, sync_memcpy},
+    {"sync-memcpy", "Synchronous copies hold the host", "idle.copies", Direction::fall, sync_memcpy},
     {"low-overlap", "Copies do not overlap kernels", "overlap", Direction::rise, low_overlap},
+    {"link-bound", "The GPU waits for copies on the link", "samples_per_s", Direction::rise, link_bound},
     {"pin-bound", "The pin thread is the bottleneck", "stall", Direction::fall, pin_bound},
     {"prefetch-too-shallow", "Prefetch too shallow: workers idle while the GPU waits", "stall",
      Direction::fall, prefetch_too_shallow},
@@ -42,16 +43,31 @@ constexpr RuleRow kRules[] = {
      pinned_over_budget},
 };
 
-Verdict verdict_of(double input_share) {
+Verdict verdict_of(double input_share, double transfer_share) {
+    if (transfer_share >= kModeratelyInputBound && transfer_share > input_share)
+        return Verdict::transfer_bound;
     if (input_share >= kHighlyInputBound) return Verdict::highly;
     if (input_share >= kModeratelyInputBound) return Verdict::moderately;
     return Verdict::not_input_bound;
 }
 
-std::string verdict_line(Verdict verdict, const Metrics& m, double input_share) {
+std::string verdict_line(Verdict verdict, const Metrics& m, double input_share, double link_peak_gbps) {
     const std::string parts = fmt::format("waiting for the loader {}, staging pageable copies {}",
                                           format_share(m.idle.loader), format_share(m.idle.staging));
     switch (verdict) {
+        case Verdict::transfer_bound:
+            return fmt::format(
+                "TRANSFER-bound: the GPU waited for copies on the link {} of the time (H2D busy {} at {} "
+                "while "
+                "copying, {}{}; {}).",
+                format_share(m.idle.copies), format_share(m.h2d_busy), format_gbps(m.h2d_gbps),
+                link_peak_gbps > 0 ? fmt::format("{} of the {}", format_share(m.h2d_gbps / link_peak_gbps),
+                                                 link_peak_label(link_peak_gbps))
+                                   : link_peak_label(link_peak_gbps),
+                m.d2h_busy >= kWorthFixing
+                    ? fmt::format("; D2H busy {} at {}", format_share(m.d2h_busy), format_gbps(m.d2h_gbps))
+                    : std::string(),
+                parts);
         case Verdict::highly:
             return fmt::format("HIGHLY input-bound: the GPU waited for data {} of the time ({}).",
                                format_share(input_share), parts);
@@ -79,7 +95,7 @@ void check_fix(Finding& finding, const PipelineConfig& config) {
 }  // namespace
 
 std::string_view verdict_key(Verdict verdict) {
-    constexpr std::string_view kKeys[] = {"not", "moderately", "highly"};
+    constexpr std::string_view kKeys[] = {"not", "moderately", "highly", "transfer"};
     return kKeys[static_cast<size_t>(verdict)];
 }
 
@@ -101,8 +117,9 @@ Advice advise(const TraceStore& store, const Metrics& metrics, const PipelineCon
               const AdviceContext& ctx) {
     Advice advice;
     advice.input_share = metrics.idle.loader + metrics.idle.staging;
-    advice.verdict = verdict_of(advice.input_share);
-    advice.verdict_line = verdict_line(advice.verdict, metrics, advice.input_share);
+    advice.transfer_share = metrics.idle.copies;
+    advice.verdict = verdict_of(advice.input_share, advice.transfer_share);
+    advice.verdict_line = verdict_line(advice.verdict, metrics, advice.input_share, ctx.link_peak_gbps);
     const AdviceFacts facts = gather_facts(store, metrics, config, ctx);
     if (facts.window.length() <= 0) return advice;
     for (const RuleRow& rule : kRules) {

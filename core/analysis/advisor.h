@@ -14,6 +14,11 @@
 // As TensorFlow's analyzer does, a run whose input_share is at least 20% is HIGHLY input-bound, from 5%
 // MODERATELY, else not input-bound.
 //
+// Unless the link is the larger cause: the GPU waiting for copies still crossing it (Metrics::idle.copies,
+// the transfer_share) at least 5% of the time and more than it waits for the input makes the run
+// TRANSFER-bound, the verdict naming the link's busy share and GB/s against its peak. The verdict names the
+// largest cause; the findings list every cause that costs 5% or more, the smaller one included.
+//
 // Thresholds, the same for every rule:
 // - A finding about time must cost at least kWorthFixing (5%) of the window: the verdict's own
 //   MODERATELY line. A cause smaller than that could not change the verdict, and is of the order of the
@@ -45,10 +50,12 @@ inline constexpr double kHighlyInputBound = 0.20;  // TensorFlow's Input Pipelin
 inline constexpr double kModeratelyInputBound = 0.05;
 inline constexpr double kWorthFixing = kModeratelyInputBound;
 inline constexpr double kSaturated = 0.80;
+// A copy engine busy at least half the window: the link, not the GPU's compute, sets the pace.
+inline constexpr double kLinkBusy = 0.50;
 inline constexpr size_t kMaxEvidence = 5;
 
-enum class Verdict { not_input_bound, moderately, highly };
-// "not", "moderately", "highly": what the JSON says.
+enum class Verdict { not_input_bound, moderately, highly, transfer_bound };
+// "not", "moderately", "highly", "transfer": what the JSON says.
 std::string_view verdict_key(Verdict verdict);
 
 // Where to look: a stretch of one lane (a click zooms the timeline to [start, end] and highlights the
@@ -82,6 +89,7 @@ struct Finding {
 struct Advice {
     Verdict verdict = Verdict::not_input_bound;
     double input_share = 0;         // idle.loader + idle.staging: the share of the window waiting for data
+    double transfer_share = 0;      // idle.copies: the share waiting for copies still on the link
     std::string verdict_line;       // "HIGHLY input-bound: the GPU waited for data 34% of the time (...)"
     std::vector<Finding> findings;  // most costly first
 };
@@ -91,6 +99,9 @@ struct AdviceContext {
     unsigned cores = 0;    // the host's cores; 0: std::thread::hardware_concurrency()
     // Page-locked memory the run may hold, in bytes; 0 skips the pinned-over-budget rule.
     int64_t pinned_budget_bytes = 0;
+    // The link's practical peak (DeviceInfo::h2d_peak_gbps) that copy rates are measured against; 0:
+    // not known.
+    double link_peak_gbps = 0;
 };
 
 // `metrics` must have been computed from `store` over ctx.window with config.batch_size.

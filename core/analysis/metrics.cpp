@@ -166,13 +166,17 @@ auto on_train_loop(Kinds... kinds) {
 // The compute engine's idle time, split by the train loop's spans at the time. With num_workers=0 the
 // train loop loads inline (fetch and pin on its own lane): that is waiting for data too, as PyTorch's
 // profilers count time in next().
-void set_idle_causes(const TraceStore& store, Interval window, const IntervalList& kernels, Metrics& m) {
+// Copies running with no kernel come next: the GPU waits for bytes still crossing the link (the train
+// loop meanwhile blocks on a slot, or issues the next batch; either way the copy is what holds the GPU).
+void set_idle_causes(const TraceStore& store, Interval window, const IntervalList& kernels,
+                     const IntervalList& copies, Metrics& m) {
     const IntervalList idle = complement(kernels, window);
     const IntervalList loader = intersection(
         covered_time(store, window, on_train_loop(SpanKind::wait, SpanKind::fetch, SpanKind::pin)), idle);
     const IntervalList staging =
         difference(intersection(covered_time(store, window, on_train_loop(SpanKind::stage)), idle), loader);
-    const IntervalList explained = union_of(loader, staging);
+    const IntervalList waiting_for_copies = difference(intersection(copies, idle), union_of(loader, staging));
+    const IntervalList explained = union_of(union_of(loader, staging), waiting_for_copies);
     const IntervalList sync =
         difference(intersection(covered_time(store, window, on_train_loop(SpanKind::sync)), idle), explained);
     const auto share = [&](const IntervalList& time) {
@@ -181,6 +185,7 @@ void set_idle_causes(const TraceStore& store, Interval window, const IntervalLis
     m.gpu_idle = share(idle);
     m.idle.loader = share(loader);
     m.idle.staging = share(staging);
+    m.idle.copies = share(waiting_for_copies);
     m.idle.sync = share(sync);
     m.idle.other = share(difference(idle, union_of(explained, sync)));
     m.stall = m.idle.loader;
@@ -246,7 +251,7 @@ Metrics compute_metrics(const TraceStore& store, int batch_size, MetricsWindow r
     m.d2h_busy = share(d2h);
     m.copy_busy = share(copies);
     m.overlap = fraction(total_length(intersection(copies, kernels)), kernel_time);
-    set_idle_causes(store, window, kernels, m);
+    set_idle_causes(store, window, kernels, copies, m);
     m.data_wait =
         share(covered_time(store, window, on_train_loop(SpanKind::wait, SpanKind::fetch, SpanKind::pin)));
 

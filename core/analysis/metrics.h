@@ -50,13 +50,16 @@ struct Metrics {
     double h2d_busy = 0, d2h_busy = 0, copy_busy = 0;
     double overlap = 0;  // |union(h2d, d2h) ∩ union(kernel)| / |union(kernel)|; 0 without kernel time
 
-    // The time no kernel ran (1 - gpu_busy), by what the train loop was doing then. The four shares are
-    // disjoint and add up to gpu_idle; where train-loop spans overlap, the first cause listed wins.
+    // The time no kernel ran (1 - gpu_busy), by what held it up. The five shares are disjoint and add up
+    // to gpu_idle; where causes overlap, the first listed wins.
     struct IdleCauses {
-        double loader = 0;   // waiting for a batch (wait), or loading it inline with num_workers=0
-        double staging = 0;  // staging pageable copies through the driver's bounce buffer (stage)
-        double sync = 0;     // blocked on the GPU: a synchronous copy, a full stream, an event (sync)
-        double other = 0;    // none of these: issuing work, or a host too busy to issue it
+        double loader = 0;   // the train loop waiting for a batch (wait), or loading it inline (workers=0)
+        double staging = 0;  // the train loop staging pageable copies through the driver's bounce buffer
+        // Waiting for copies: a copy engine busy (H2D or D2H) while no kernel runs, whatever the train
+        // loop does meanwhile. On a saturated link the next kernel's input is still crossing it.
+        double copies = 0;
+        double sync = 0;   // the train loop blocked on the GPU with no copy running: a full stream, an event
+        double other = 0;  // none of these: issuing work, or a host too busy to issue it
     };
     double gpu_idle = 0;
     IdleCauses idle;

@@ -58,6 +58,7 @@ std::vector<MetricComparison> compare_metrics(const Metrics& a, const Metrics& b
     row("GPU idle", "GPU idle", Unit::share, a.gpu_idle, b.gpu_idle);
     row("waiting for the loader", "loader", Unit::share, a.idle.loader, b.idle.loader, true);
     row("staging pageable copies", "staging", Unit::share, a.idle.staging, b.idle.staging, true);
+    row("waiting for copies (link busy)", "copies", Unit::share, a.idle.copies, b.idle.copies, true);
     row("synchronous waits", "sync", Unit::share, a.idle.sync, b.idle.sync, true);
     row("other", "other", Unit::share, a.idle.other, b.idle.other, true);
     row("batch latency p50", "batch p50", Unit::micros, a.batch_latency.p50_us, b.batch_latency.p50_us);

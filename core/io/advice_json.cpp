@@ -24,6 +24,7 @@ nlohmann::json advice_json(const Advice& advice) {
     }
     return {{"verdict", std::string(verdict_key(advice.verdict))},
             {"input_share", advice.input_share},
+            {"transfer_share", advice.transfer_share},
             {"verdict_line", advice.verdict_line},
             {"findings", std::move(findings)}};
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The advisor's advice as JSON: what `pinscope advise --json` prints and `run --advise --json` adds
 // under "advice":
-//   {"verdict": "highly"|"moderately"|"not", "input_share": 0.34, "verdict_line": "...",
+//   {"verdict": "highly"|"moderately"|"not"|"transfer", "input_share": 0.34, "transfer_share": 0.02,
+//    "verdict_line": "...",
 //    "findings": [{"rule", "title", "explanation", "cost",
 //                  "evidence": [{"lane", "start_ns", "end_ns", "batch"}],
 //                  "fix": {"num_workers": 4}, "fix_text", "metric", "should": "fall"|"rise"}]}

@@ -21,6 +21,7 @@ nlohmann::json metrics_json(const Metrics& m) {
     j["gpu_idle"] = m.gpu_idle;
     j["idle"] = {{"loader", m.idle.loader},
                  {"pageable_staging", m.idle.staging},
+                 {"copies", m.idle.copies},
                  {"sync", m.idle.sync},
                  {"other", m.idle.other}};
     j["overlap"] = m.overlap;

@@ -55,11 +55,31 @@ double common_length(const std::vector<Interval>& a, const std::vector<Interval>
     return total;
 }
 
+// a \ b, for two merged sets: merged too.
+std::vector<Interval> difference(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+    std::vector<Interval> out;
+    size_t j = 0;
+    for (Interval piece : a) {
+        while (j < b.size() && b[j].end <= piece.start) ++j;
+        for (size_t k = j; k < b.size() && b[k].start < piece.end; ++k) {
+            if (b[k].start > piece.start) out.push_back({piece.start, b[k].start});
+            piece.start = std::max(piece.start, b[k].end);
+        }
+        if (piece.end > piece.start) out.push_back(piece);
+    }
+    return out;
+}
+
+std::vector<Interval> joined(std::vector<Interval> a, const std::vector<Interval>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return merged(std::move(a));
+}
+
 // What a stretch of model time holds: the numerators of the metrics.
 struct Amounts {
     double window = 0, batches = 0;
     double kernel = 0, h2d = 0, d2h = 0, copy = 0, copy_under_kernel = 0;
-    double loader_idle = 0, staging_idle = 0, sync_idle = 0;
+    double loader_idle = 0, staging_idle = 0, copies_idle = 0, sync_idle = 0;
     double h2d_bytes = 0, d2h_bytes = 0;
 
     Amounts& add(const Amounts& o, double k) {
@@ -67,6 +87,7 @@ struct Amounts {
         kernel += k * o.kernel, h2d += k * o.h2d, d2h += k * o.d2h, copy += k * o.copy;
         copy_under_kernel += k * o.copy_under_kernel;
         loader_idle += k * o.loader_idle, staging_idle += k * o.staging_idle, sync_idle += k * o.sync_idle;
+        copies_idle += k * o.copies_idle;
         h2d_bytes += k * o.h2d_bytes, d2h_bytes += k * o.d2h_bytes;
         return *this;
     }
@@ -83,6 +104,12 @@ class TraceMeasure {
         copies_ = merged(std::move(copies));
         for (const model::LoopSpan& span : trace.loop)
             loop_[static_cast<int>(span.state)].push_back(span.time);
+        // As Metrics splits the idle time (metrics.h): the loader, then staging, then copies running,
+        // then the train loop's other waits on the GPU.
+        const auto& loader = loop_[static_cast<int>(LoopState::loader)];
+        const auto& staging = loop_[static_cast<int>(LoopState::staging)];
+        waiting_for_copies_ = difference(copies_, joined(joined(kernels_, loader), staging));
+        other_sync_ = difference(merged(loop_[static_cast<int>(LoopState::sync)]), joined(kernels_, copies_));
     }
 
     Amounts in(double lo, double hi) const {
@@ -95,9 +122,11 @@ class TraceMeasure {
         a.copy = length(copies_, lo, hi);
         a.copy_under_kernel = common_length(copies_, kernels_, lo, hi);
         // Train-loop spans never overlap one another, so each cause is its spans less the kernel time.
-        double* idle[] = {&a.loader_idle, &a.staging_idle, &a.sync_idle};
-        for (int s = 0; s < 3; ++s)
+        double* idle[] = {&a.loader_idle, &a.staging_idle};
+        for (int s = 0; s < 2; ++s)
             *idle[s] = length(loop_[s], lo, hi) - common_length(loop_[s], kernels_, lo, hi);
+        a.copies_idle = length(waiting_for_copies_, lo, hi);
+        a.sync_idle = length(other_sync_, lo, hi);
         for (size_t i = 0; i < trace_.h2d.size(); ++i)
             if (trace_.h2d[i].end > lo && trace_.h2d[i].end <= hi) a.h2d_bytes += trace_.h2d_bytes[i];
         for (size_t i = 0; i < trace_.d2h.size(); ++i)
@@ -109,6 +138,7 @@ class TraceMeasure {
     const ModelTrace& trace_;
     std::vector<Interval> kernels_, h2d_, d2h_, copies_;
     std::vector<Interval> loop_[3];
+    std::vector<Interval> waiting_for_copies_, other_sync_;  // GPU idle: copies running; other syncs
 };
 
 Metrics metrics_of(const Amounts& a, const PipelineConfig& config) {
@@ -134,8 +164,9 @@ Metrics metrics_of(const Amounts& a, const PipelineConfig& config) {
     m.gpu_idle = 1 - m.gpu_busy;
     m.idle.loader = a.loader_idle / a.window;
     m.idle.staging = a.staging_idle / a.window;
+    m.idle.copies = a.copies_idle / a.window;
     m.idle.sync = a.sync_idle / a.window;
-    m.idle.other = std::max(0.0, m.gpu_idle - m.idle.loader - m.idle.staging - m.idle.sync);
+    m.idle.other = std::max(0.0, m.gpu_idle - m.idle.loader - m.idle.staging - m.idle.copies - m.idle.sync);
     m.stall = m.idle.loader;
     m.outstanding_max = config.max_outstanding();
     m.pageable_h2d_fraction = config.pin_memory ? 0 : 1;
