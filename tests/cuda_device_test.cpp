@@ -106,6 +106,64 @@ TEST_CASE("on the GPU, a stream's copies and kernels run in issue order and neve
     }
 }
 
+// transfer_dtype uint8: the GPU's normalize kernel makes the floats the host's collate makes for float32,
+// bit for bit, for a whole batch and for a chunk that starts inside a sample.
+TEST_CASE("on the GPU, a uint8 batch is normalised into the floats the host would have made") {
+    SKIP_WITHOUT_GPU();
+    GpuBench bench;
+    Device& d = *bench.device;
+    PipelineConfig config;
+    config.sample_shape.dims = {3, 40, 40};
+    config.batch_size = 4;
+    const int64_t elements = config.sample_shape.elements() * config.batch_size;
+    std::vector<float> expected(static_cast<size_t>(elements));
+    HostBuffer pixels = d.allocate_host(static_cast<size_t>(elements), HostMemory::pinned);
+    const std::atomic<bool> stop{false};
+    {
+        const SyntheticImageDataset as_floats(config);
+        config.transfer_dtype = TransferDtype::uint8;
+        const SyntheticImageDataset as_bytes(config);
+        const int64_t sample = config.sample_shape.elements();
+        for (int64_t k = 0; k < config.batch_size; ++k) {
+            as_floats.fetch(k, reinterpret_cast<std::byte*>(expected.data() + k * sample), stop);
+            as_bytes.fetch(k, pixels.data() + k * sample, stop);
+        }
+    }
+    Stream stream = d.create_stream(0);
+    DeviceBuffer input = d.allocate_device(static_cast<size_t>(elements));
+    DeviceBuffer output = d.allocate_device(static_cast<size_t>(elements) * 4);
+    HostBuffer back = d.allocate_host(static_cast<size_t>(elements) * 4, HostMemory::pinned);
+    d.copy_to_device(input, 0, pixels, 0, static_cast<size_t>(elements), stream, true, 1);
+    // Two chunks, the second starting 1000 pixels into the first sample's second channel plane.
+    constexpr size_t kSplit = 1600 + 1000;
+    for (const auto& [from, count] :
+         {std::pair<size_t, size_t>{0, kSplit},
+          std::pair<size_t, size_t>{kSplit, static_cast<size_t>(elements) - kSplit}}) {
+        KernelWork work;
+        work.input = &input;
+        work.input_offset = from;
+        work.input_bytes = count;
+        work.output = &output;
+        work.output_offset = from * 4;
+        work.output_bytes = count * 4;
+        work.batch = 1;
+        NormalizeWork& where = work.normalize.emplace();
+        where.first_element = static_cast<int64_t>(from);
+        where.sample_elements = config.sample_shape.elements();
+        where.channel_elements = 1600;
+        d.launch_kernel(work, stream);
+    }
+    d.copy_to_host(back, 0, output, 0, static_cast<size_t>(elements) * 4, stream, false, 1);
+    const auto* made = reinterpret_cast<const float*>(back.data());
+    int64_t different = 0;
+    for (int64_t i = 0; i < elements; ++i) different += made[i] != expected[static_cast<size_t>(i)];
+    CHECK(different == 0);
+    // Its spans are kernels of the batch, on the stream's lane.
+    int kernels = 0;
+    for (const Span& s : bench.gpu_spans()) kernels += s.kind == SpanKind::kernel && s.batch == 1;
+    CHECK(kernels == 2);
+}
+
 TEST_CASE("CUPTI marks copies from pinned memory pinned and from pageable memory pageable") {
     SKIP_WITHOUT_GPU();
     for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable}) {

@@ -492,3 +492,32 @@ TEST_CASE(
     CHECK(child_context.end <= stopwatches.front().end);
     CHECK(contexts_by_lane["train loop"].front().end <= stopwatches.front().start);
 }
+
+// transfer_dtype uint8 on the simulated GPU: a quarter of float32's bytes cross the link, and each batch's
+// compute kernel follows a normalize kernel as long as the calibration's figures say.
+TEST_CASE("a uint8 session copies a quarter of the bytes and normalises each batch on the GPU first") {
+    PipelineConfig config = tiny_run(12);
+    config.transfer_dtype = TransferDtype::uint8;
+    config.sample_shape.dims = {3, 64, 64};
+    const Finished f = run(config);
+    REQUIRE(f.status.state == SessionState::finished);
+    const std::vector<Span> copies = spans_of(f.store, SpanKind::h2d);
+    REQUIRE(copies.size() == 12);
+    for (const Span& s : copies) CHECK(s.bytes == 8u * 3 * 64 * 64);  // a byte a pixel
+    const std::vector<Span> kernels = spans_of(f.store, SpanKind::kernel);
+    REQUIRE(kernels.size() == 24);
+    const Calibration& calibration = builtin_calibration();
+    const double normalize_us = calibration.normalize_seconds(8.0 * 3 * 64 * 64) * 1e6;
+    std::map<int64_t, std::vector<Span>> by_batch;
+    for (const Span& s : kernels) by_batch[s.batch].push_back(s);
+    REQUIRE(by_batch.size() == 12);
+    for (const auto& [batch, pair] : by_batch) {
+        REQUIRE(pair.size() == 2);
+        CHECK(static_cast<double>(pair[0].duration()) / kNsPerUs ==
+              doctest::Approx(normalize_us).epsilon(0.05));
+        CHECK(static_cast<double>(pair[1].duration()) / kNsPerUs ==
+              doctest::Approx(config.kernel_us).epsilon(0.05));
+        CHECK(pair[1].start >= pair[0].end);
+    }
+    check_nothing_held(f.resources);
+}

@@ -22,7 +22,9 @@ __global__ void normalize_kernel(const uint8_t* in, float* out, size_t pixels, u
     for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < pixels; i += stride) {
         const uint32_t within = (first_in_sample + static_cast<uint32_t>(i)) % sample_elements;
         const uint32_t channel = (within / channel_elements) % 3;
-        out[i] = static_cast<float>(in[i]) * k.scale[channel] + k.bias[channel];
+        // Rounded multiply, then rounded add (no fused multiply-add): the host's collate makes the
+        // same float bit for bit.
+        out[i] = __fadd_rn(__fmul_rn(static_cast<float>(in[i]), k.scale[channel]), k.bias[channel]);
     }
 }
 
