@@ -159,6 +159,7 @@ TEST_CASE("on the GPU, a uint8 batch is normalised into the floats the host woul
     for (int64_t i = 0; i < elements; ++i) different += made[i] != expected[static_cast<size_t>(i)];
     CHECK(different == 0);
     // Its spans are kernels of the batch, on the stream's lane.
+    d.synchronize();
     int kernels = 0;
     for (const Span& s : bench.gpu_spans()) kernels += s.kind == SpanKind::kernel && s.batch == 1;
     CHECK(kernels == 2);

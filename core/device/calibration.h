@@ -73,9 +73,9 @@ struct Calibration {
     double device_alloc_s = 0;
     // The GPU's kernel that normalises a uint8 batch into float32 (transfer_dtype uint8): pixels in per
     // second (1e9/s; it reads one byte and writes four a pixel) and a fixed cost per launch. A file without
-    // them gets an HBM GPU's order of magnitude (2.5 TB/s of memory traffic); `pinscope probe` measures them.
-    double normalize_u8_gbps = 500;
-    double normalize_latency_us = 3;
+    // them gets the H100's (the built-in calibration's, measured by `pinscope probe`, which measures them).
+    double normalize_u8_gbps = 268.78;
+    double normalize_latency_us = 6.4;
     double normalize_seconds(double pixels) const {
         return normalize_latency_us * 1e-6 + pixels / (normalize_u8_gbps * 1e9);
     }
