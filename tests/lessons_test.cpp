@@ -121,3 +121,7 @@ TEST_CASE("every lesson that runs direct pinning says it is beyond PyTorch") {
 TEST_CASE("m: one request at a time, a pinned buffer kept across requests answers sooner than pinning each") {
     check_kept("latency-pin-each-request");
 }
+
+TEST_CASE("n: sending uint8 and normalising on the GPU carries far more samples/s than float32") {
+    check_kept("fewer-bytes-over-the-link");
+}
