@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/gui/model/word_wrap.h"
 #include "core/config/knobs.h"
 #include "core/units/units.h"
 
@@ -26,6 +27,15 @@ ImVec4 verdict_colour(Verdict verdict, Theme theme) {
             break;
     }
     return dark ? ImVec4(0.45f, 0.85f, 0.45f, 1) : ImVec4(0.1f, 0.5f, 0.1f, 1);
+}
+
+// Text wrapped at spaces only (ImGui's own wrapping breaks after '.', splitting "54.7 GB/s").
+void wrapped(const std::string& text) {
+    const float width = std::max(ImGui::GetContentRegionAvail().x, 1.f);
+    const auto measure = [](std::string_view t) {
+        return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x;
+    };
+    for (const std::string& line : wrap_at_spaces(text, width, measure)) ImGui::TextUnformatted(line.c_str());
 }
 
 std::string lane_name(const TraceStore& store, LaneId lane) {
@@ -79,7 +89,7 @@ void AdvisorWindow::finding(AppState& state, const Finding& f, size_t index, Tim
         fmt::format("{}. {} (costs {})###finding", index + 1, f.title, format_share(f.cost));
     if (ImGui::CollapsingHeader(header.c_str(), index == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
         ImGui::TextDisabled("[%s]", f.rule_id.c_str());
-        ImGui::TextWrapped("%s", f.explanation.c_str());
+        wrapped(f.explanation);
         for (size_t e = 0; e < f.evidence.size(); ++e) {
             const SpanRef& ref = f.evidence[e];
             const std::string label = fmt::format("{} at {} for {}##e{}", lane_name(state.store(), ref.lane),
@@ -92,7 +102,7 @@ void AdvisorWindow::finding(AppState& state, const Finding& f, size_t index, Tim
             }
         }
         if (!f.fix.empty()) {
-            ImGui::TextWrapped("%s", f.fix_text.c_str());
+            wrapped(f.fix_text);
             const bool live = state.session() != nullptr;
             ImGui::BeginDisabled(!live);
             if (ImGui::Button(fmt::format("Apply: {}", f.fix.dump()).c_str())) {
@@ -103,7 +113,7 @@ void AdvisorWindow::finding(AppState& state, const Finding& f, size_t index, Tim
             ImGui::EndDisabled();
             if (!live) ImGui::TextDisabled("(a capture: run its config live to apply fixes)");
         } else if (!f.fix_text.empty()) {
-            ImGui::TextWrapped("%s", f.fix_text.c_str());
+            wrapped(f.fix_text);
         }
     }
     ImGui::PopID();
@@ -129,12 +139,12 @@ void AdvisorWindow::draw(AppState& state, Theme theme, TimelineViewport& viewpor
                          : fmt::format("about the capture's {}", format_duration(window_.length()));
         ImGui::TextDisabled("%s", about.c_str());
         if (!refused_.empty()) {
-            ImGui::TextWrapped("%s", refused_.c_str());
+            wrapped(refused_);
         } else if (!advice_) {
             ImGui::TextUnformatted("Nothing to advise on yet: the run has no spans.");
         } else {
             ImGui::PushStyleColor(ImGuiCol_Text, verdict_colour(advice_->verdict, theme));
-            ImGui::TextWrapped("%s", advice_->verdict_line.c_str());
+            wrapped(advice_->verdict_line);
             ImGui::PopStyleColor();
             ImGui::Separator();
             if (advice_->findings.empty())

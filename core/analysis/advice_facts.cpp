@@ -50,6 +50,7 @@ AdviceFacts gather_facts(const TraceStore& store, const Metrics& metrics, const 
                 copies = union_of(copies, busy_of(f, lane.id, SpanKind::h2d));
                 break;
             case LaneRole::d2h:
+                if (f.d2h_lane == kNoLane) f.d2h_lane = lane.id;
                 copies = union_of(copies, busy_of(f, lane.id, SpanKind::d2h));
                 break;
             case LaneRole::kernel:

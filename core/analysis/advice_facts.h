@@ -37,6 +37,7 @@ struct AdviceFacts {
     LaneId kernel_lane = kNoLane;   // the first kernel lane: where GPU idle gaps are shown
     std::vector<LaneId> workers;    // worker lanes
     std::vector<LaneId> h2d_lanes;  // copy lanes, host to device
+    LaneId d2h_lane = kNoLane;      // the first copy lane, device to host
 
     IntervalList kernels;  // the compute engine busy (union of kernel spans)
     IntervalList idle;     // the window minus kernels

@@ -95,7 +95,10 @@ std::optional<Finding> link_bound(const AdviceFacts& f) {
             : std::string(),
         format_share(m.gpu_busy), format_share(m.overlap));
     finding.cost = cost;
-    finding.evidence = gap_refs(gaps_covered_by(f, f.idle_under_copies), f.kernel_lane);
+    // The stretches of the H2D lane (D2H where that is the busier) where the GPU waited on its copies.
+    LaneId lane = f.h2d_lanes.empty() ? f.kernel_lane : f.h2d_lanes.front();
+    if (d2h_heavier && f.d2h_lane != kNoLane) lane = f.d2h_lane;
+    finding.evidence = gap_refs(gaps_covered_by(f, f.idle_under_copies), lane);
     const bool overlap_missing = c.streams == 1 && m.overlap < 0.5;
     if (!d2h_heavier && c.transfer_dtype != TransferDtype::uint8 && !c.data_on_gpu) {
         finding.fix = {{"transfer_dtype", "uint8"}};
