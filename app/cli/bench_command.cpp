@@ -14,6 +14,7 @@
 #include "app/cli/capture_bench.h"
 #include "app/cli/deadline_bench.h"
 #include "app/cli/predict_bench.h"
+#include "app/cli/predictor_check.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
 #include "core/pipeline/session.h"
@@ -87,12 +88,23 @@ Command add_bench_command(CLI::App& app) {
         ->check(CLI::Range(1.0, 100000.0));
     auto predict = std::make_shared<bool>(false);
     cmd->add_flag("--predict", *predict, "Instead: how many configs a second the predictor evaluates");
+    auto check = std::make_shared<int>(0);
+    cmd->add_option("--predictor-check", *check,
+                    "Instead: predict N random configs (each knob that shapes the pipeline drawn within its "
+                    "range), run each for --seconds on the simulated GPU, and print the errors' distribution")
+        ->option_text("N")
+        ->check(CLI::Range(1, 100000));
+    auto seed = std::make_shared<uint64_t>(24);
+    cmd->add_option("--seed", *seed, "With --predictor-check: which random configs (24: the held-out set)")
+        ->capture_default_str();
     auto deadlines = std::make_shared<bool>(false);
     cmd->add_flag(
         "--deadlines", *deadlines,
         "Instead: how far past its seconds, or stop(), a run ends whose work would take far longer");
     return {
-        cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines, profiler_trace] {
+        cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines, profiler_trace, check,
+              seed] {
+            if (*check > 0) return run_predictor_check(*check, *seed, *seconds, *json);
             if (*predict) return run_predict_bench(*json);
             if (*deadlines) return run_deadline_bench(*json);
             if (!open_capture->empty()) return open_capture_timed(*open_capture);

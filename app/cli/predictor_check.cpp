@@ -1,0 +1,136 @@
+#include "app/cli/predictor_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/usage_error.h"
+#include "core/config/knobs.h"
+#include "core/lab/measured_run.h"
+#include "core/lab/random_configs.h"
+#include "core/model/predict.h"
+#include "core/units/units.h"
+
+namespace pinscope {
+namespace {
+
+// The host's rates are measured again every this many configs: a virtual machine's drift within minutes.
+constexpr int kRatesEvery = 10;
+
+struct Checked {
+    PipelineConfig config;
+    Metrics predicted, measured;
+    double error() const {
+        return measured.samples_per_s > 0 ? predicted.samples_per_s / measured.samples_per_s - 1 : INFINITY;
+    }
+    double stall_error() const { return predicted.stall - measured.stall; }
+    double busy_error() const { return predicted.gpu_busy - measured.gpu_busy; }
+};
+
+// "num_workers=8 batch_size=32 ...": the knobs a config sets away from the defaults.
+std::string knobs_of(const PipelineConfig& config) {
+    PipelineConfig defaults;
+    defaults.device = config.device;
+    std::string text;
+    for (const KnobDifference& d : knob_differences(defaults, config))
+        text += fmt::format("{}{}={}", text.empty() ? "" : " ", d.knob->key, d.b);
+    return text.empty() ? "(the defaults)" : text;
+}
+
+double share_within(const std::vector<double>& values, double bound) {
+    const auto n =
+        std::count_if(values.begin(), values.end(), [&](double v) { return std::abs(v) <= bound; });
+    return values.empty() ? 0 : static_cast<double>(n) / static_cast<double>(values.size());
+}
+
+// Nearest rank, of the absolute values.
+double percentile_abs(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    for (double& v : values) v = std::abs(v);
+    std::sort(values.begin(), values.end());
+    const size_t rank = static_cast<size_t>(std::ceil(p / 100 * static_cast<double>(values.size())));
+    return values[std::max<size_t>(rank, 1) - 1];
+}
+
+}  // namespace
+
+int run_predictor_check(int count, uint64_t seed, double seconds, bool json) {
+    const std::vector<PipelineConfig> configs = random_configs(seed, count);
+    if (!json)
+        fmt::print(
+            "predictor check: {} random configs (seed {}), each predicted, then run {} s on the simulated "
+            "GPU\n",
+            count, seed, seconds);
+    std::vector<Checked> results;
+    HostRates host;
+    for (size_t i = 0; i < configs.size(); ++i) {
+        if (i % kRatesEvery == 0) host = measure_host_rates();
+        Checked c;
+        c.config = configs[i];
+        c.config.seconds = seconds;
+        c.predicted = predict(c.config, calibration_for(c.config), host);
+        c.measured = measure(c.config);
+        results.push_back(c);
+        if (!json)
+            fmt::print(
+                "{:>4} {:>+7.1f}%  measured {:>10.0f} predicted {:>10.0f} samples/s  stall {:.2f}/{:.2f}  "
+                "busy {:.2f}/{:.2f}  {}\n",
+                i, 100 * c.error(), c.measured.samples_per_s, c.predicted.samples_per_s, c.measured.stall,
+                c.predicted.stall, c.measured.gpu_busy, c.predicted.gpu_busy, knobs_of(c.config));
+        std::fflush(stdout);
+    }
+    std::vector<double> errors, stalls, busy;
+    for (const Checked& c : results) {
+        errors.push_back(c.error());
+        stalls.push_back(c.stall_error());
+        busy.push_back(c.busy_error());
+    }
+    const nlohmann::json summary = {
+        {"configs", count},
+        {"seed", seed},
+        {"seconds", seconds},
+        {"samples_per_s_within_10pct", share_within(errors, 0.10)},
+        {"samples_per_s_within_25pct", share_within(errors, 0.25)},
+        {"stall_within_0.1", share_within(stalls, 0.10)},
+        {"gpu_busy_within_0.1", share_within(busy, 0.10)},
+        {"abs_error_p50", percentile_abs(errors, 50)},
+        {"abs_error_p90", percentile_abs(errors, 90)},
+        {"abs_error_p99", percentile_abs(errors, 99)},
+        {"abs_error_max", percentile_abs(errors, 100)},
+    };
+    if (json) {
+        nlohmann::json each = nlohmann::json::array();
+        for (const Checked& c : results)
+            each.push_back({{"knobs", knobs_of(c.config)},
+                            {"measured_samples_per_s", c.measured.samples_per_s},
+                            {"predicted_samples_per_s", c.predicted.samples_per_s},
+                            {"measured_stall", c.measured.stall},
+                            {"predicted_stall", c.predicted.stall},
+                            {"measured_gpu_busy", c.measured.gpu_busy},
+                            {"predicted_gpu_busy", c.predicted.gpu_busy}});
+        std::cout << nlohmann::json{{"predictor_check", summary}, {"configs", each}}.dump() << std::endl;
+        return kExitOk;
+    }
+    const auto share = [&](const char* key) { return format_share(summary[key].get<double>()); };
+    fmt::print(
+        "\nsamples/s within 10%: {} of configs, within 25%: {} (|error| p50 {}, p90 {}, p99 {}, max {})\n"
+        "stall within 0.1: {}; GPU busy within 0.1: {}\n",
+        share("samples_per_s_within_10pct"), share("samples_per_s_within_25pct"), share("abs_error_p50"),
+        share("abs_error_p90"), share("abs_error_p99"), share("abs_error_max"), share("stall_within_0.1"),
+        share("gpu_busy_within_0.1"));
+    std::vector<const Checked*> worst;
+    for (const Checked& c : results) worst.push_back(&c);
+    std::sort(worst.begin(), worst.end(),
+              [](const Checked* a, const Checked* b) { return std::abs(a->error()) > std::abs(b->error()); });
+    fmt::print("the worst:\n");
+    for (size_t i = 0; i < worst.size() && i < 8; ++i)
+        fmt::print("  {:>+7.1f}%  {}\n", 100 * worst[i]->error(), knobs_of(worst[i]->config));
+    return kExitOk;
+}
+
+}  // namespace pinscope
