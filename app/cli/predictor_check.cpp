@@ -37,6 +37,7 @@ std::string knobs_of(const PipelineConfig& config) {
     PipelineConfig defaults;
     defaults.device = config.device;
     std::string text;
+    defaults.seconds = config.seconds;
     for (const KnobDifference& d : knob_differences(defaults, config))
         text += fmt::format("{}{}={}", text.empty() ? "" : " ", d.knob->key, d.b);
     return text.empty() ? "(the defaults)" : text;

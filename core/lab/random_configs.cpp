@@ -31,8 +31,10 @@ class Draw {
     // A round number near a log-uniform draw (what people type: 150, not 148.3).
     double round_us(double lo, double hi) {
         const double x = log_uniform(lo, hi);
-        const double step = std::pow(10.0, std::floor(std::log10(x)) - 1);
-        return std::round(x / step) * step;
+        const double digits = std::floor(std::log10(x)) - 1;  // two significant digits
+        const double scale = std::pow(10.0, std::abs(digits));
+        // Divided by a whole power of ten, not multiplied by a fraction: 68 / 10 is 6.8, 68 * 0.1 is not.
+        return digits >= 0 ? std::round(x / scale) * scale : std::round(x * scale) / scale;
     }
 
   private:
