@@ -68,8 +68,8 @@ TEST_CASE("e: non_blocking from pageable memory still holds the host, from pinne
 }
 
 TEST_CASE(
-    "f: one copy engine with copies-first order overlaps less than three engines, per-chunk not at "
-    "all") {
+    "f: with one copy engine per-chunk issue overlaps nothing, copies first or a second engine overlap "
+    "most") {
     check_kept("overlap-copy-engines");
 }
 
