@@ -133,9 +133,9 @@ ImageFolderDataset::ImageFolderDataset(const PipelineConfig& config,
                                        std::shared_ptr<ImageFolderTally> tally)
     : listing_(std::move(listing)),
       tally_(std::move(tally)),
+      dtype_(config.transfer_dtype),
       decode_us_(config.decode_us * config.slow_motion),
       io_us_(config.io_us * config.slow_motion),
-      dtype_(config.transfer_dtype),
       seed_(config.seed) {
     // The knob's own rule (the validator runs it too), for a config that did not come through validate().
     if (const std::optional<std::string> problem = knob_codec::dataset_rule(config))
