@@ -61,7 +61,9 @@ void convert_plane(const uint8_t* s, float* d, int64_t n, float scale, float bia
 // of Normalize's are (|x| from 0.001 to 2.7); dataset_test checks every value against the table.
 #if defined(__x86_64__)
 // float16 with the CPU's own conversion (F16C: every x86-64 CPU since 2012, and what PyTorch's .half()
-// uses), compiled for it here and chosen at run time, as Debian's x86-64 baseline does not have it.
+// uses), compiled for it here and chosen at run time, as Debian's x86-64 baseline does not have it. Its
+// loop repeats convert_plane_half's on purpose: a function compiled for F16C may use AVX encodings
+// anywhere in it (GCC's f16c implies avx), so the fallback for CPUs without them cannot share its code.
 __attribute__((target("f16c"))) void convert_plane_f16c(const uint8_t* s, uint16_t* d, int64_t n, float scale,
                                                         float bias, const uint16_t* table, bool streaming) {
     int64_t i = 0;
