@@ -27,6 +27,31 @@ constexpr int64_t kPixelPoolBytes = 8 << 20;
 // Samples this large are written with streaming stores (see convert_plane).
 constexpr int64_t kStreamingSampleBytes = 256 << 10;
 
+#if defined(__SSE2__)
+// Sixteen pixels from `s` as four vectors of their normalised floats, s[i] * scale + bias, in order. Plain
+// SSE2, so the F16C path below can use it as well as the baseline's.
+inline void sixteen_normalised(const uint8_t* s, __m128 scale, __m128 bias, __m128 out[4]) {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
+    const __m128i words[4] = {_mm_unpacklo_epi16(lo, zero), _mm_unpackhi_epi16(lo, zero),
+                              _mm_unpacklo_epi16(hi, zero), _mm_unpackhi_epi16(hi, zero)};
+    for (int k = 0; k < 4; ++k) out[k] = _mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(words[k]), scale), bias);
+}
+
+// Sixteen 16-bit values, eight in each vector, to `d` (16-byte aligned); with `streaming` around the cache.
+inline void store_sixteen(uint16_t* d, __m128i first, __m128i second, bool streaming) {
+    auto* out = reinterpret_cast<__m128i*>(d);
+    if (streaming) {
+        _mm_stream_si128(out, first);
+        _mm_stream_si128(out + 1, second);
+    } else {
+        _mm_store_si128(out, first);
+        _mm_store_si128(out + 1, second);
+    }
+}
+#endif
+
 // d[i] = s[i] * scale + bias. With `streaming`, the floats go to memory around the cache: a plain store
 // first reads each destination line, so streaming halves the memory traffic of a large batch, and
 // nothing here reads the batch back (the copy engine or the pin thread reads it from memory anyway).
@@ -38,15 +63,10 @@ void convert_plane(const uint8_t* s, float* d, int64_t n, float scale, float bia
         for (; i < n && reinterpret_cast<uintptr_t>(d + i) % 16 != 0; ++i)
             d[i] = static_cast<float>(s[i]) * scale + bias;
         const __m128 vscale = _mm_set1_ps(scale), vbias = _mm_set1_ps(bias);
-        const __m128i zero = _mm_setzero_si128();
         for (; i + 16 <= n; i += 16) {
-            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-            const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
-            const __m128i words[4] = {_mm_unpacklo_epi16(lo, zero), _mm_unpackhi_epi16(lo, zero),
-                                      _mm_unpacklo_epi16(hi, zero), _mm_unpackhi_epi16(hi, zero)};
-            for (int k = 0; k < 4; ++k)
-                _mm_stream_ps(d + i + 4 * k,
-                              _mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(words[k]), vscale), vbias));
+            __m128 values[4];
+            sixteen_normalised(s + i, vscale, vbias, values);
+            for (int k = 0; k < 4; ++k) _mm_stream_ps(d + i + 4 * k, values[k]);
         }
         _mm_sfence();  // streaming stores are weakly ordered: complete them before the batch is handed on
     }
@@ -61,34 +81,22 @@ void convert_plane(const uint8_t* s, float* d, int64_t n, float scale, float bia
 // of Normalize's are (|x| from 0.001 to 2.7); dataset_test checks every value against the table.
 #if defined(__x86_64__)
 // float16 with the CPU's own conversion (F16C: every x86-64 CPU since 2012, and what PyTorch's .half()
-// uses), compiled for it here and chosen at run time, as Debian's x86-64 baseline does not have it. Its
-// loop repeats convert_plane_half's on purpose: a function compiled for F16C may use AVX encodings
-// anywhere in it (GCC's f16c implies avx), so the fallback for CPUs without them cannot share its code.
+// uses), compiled for it here and chosen at run time, as Debian's x86-64 baseline does not have it. It
+// shares the SSE2 helpers above (a function compiled for F16C may call baseline code), but its own loop
+// stays apart from convert_plane_half's: a function compiled for f16c may use AVX encodings anywhere in
+// it (GCC's f16c implies avx), and the fallback must run on CPUs without them.
 __attribute__((target("f16c"))) void convert_plane_f16c(const uint8_t* s, uint16_t* d, int64_t n, float scale,
                                                         float bias, const uint16_t* table, bool streaming) {
     int64_t i = 0;
     for (; i < n && reinterpret_cast<uintptr_t>(d + i) % 16 != 0; ++i) d[i] = table[s[i]];
     const __m128 vscale = _mm_set1_ps(scale), vbias = _mm_set1_ps(bias);
-    const __m128i zero = _mm_setzero_si128();
     for (; i + 16 <= n; i += 16) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-        const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
-        const __m128i words[4] = {_mm_unpacklo_epi16(lo, zero), _mm_unpackhi_epi16(lo, zero),
-                                  _mm_unpacklo_epi16(hi, zero), _mm_unpackhi_epi16(hi, zero)};
+        __m128 values[4];
+        sixteen_normalised(s + i, vscale, vbias, values);
         __m128i halves[4];
-        for (int k = 0; k < 4; ++k)
-            halves[k] = _mm_cvtps_ph(_mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(words[k]), vscale), vbias),
-                                     _MM_FROUND_TO_NEAREST_INT);
-        const __m128i first = _mm_unpacklo_epi64(halves[0], halves[1]);
-        const __m128i second = _mm_unpacklo_epi64(halves[2], halves[3]);
-        auto* out = reinterpret_cast<__m128i*>(d + i);
-        if (streaming) {
-            _mm_stream_si128(out, first);
-            _mm_stream_si128(out + 1, second);
-        } else {
-            _mm_store_si128(out, first);
-            _mm_store_si128(out + 1, second);
-        }
+        for (int k = 0; k < 4; ++k) halves[k] = _mm_cvtps_ph(values[k], _MM_FROUND_TO_NEAREST_INT);
+        store_sixteen(d + i, _mm_unpacklo_epi64(halves[0], halves[1]),
+                      _mm_unpacklo_epi64(halves[2], halves[3]), streaming);
     }
     if (streaming) _mm_sfence();
     for (; i < n; ++i) d[i] = table[s[i]];
@@ -118,7 +126,6 @@ void convert_plane_half(const uint8_t* s, uint16_t* d, int64_t n, float scale, f
 #if defined(__SSE2__)
     for (; i < n && reinterpret_cast<uintptr_t>(d + i) % 16 != 0; ++i) d[i] = table[s[i]];
     const __m128 vscale = _mm_set1_ps(scale), vbias = _mm_set1_ps(bias);
-    const __m128i zero = _mm_setzero_si128();
     const auto to_half = [&](__m128 value) {
         const __m128i bits = _mm_castps_si128(value);
         __m128i half;
@@ -137,23 +144,12 @@ void convert_plane_half(const uint8_t* s, uint16_t* d, int64_t n, float scale, f
         return _mm_srai_epi32(_mm_slli_epi32(half, 16), 16);
     };
     for (; i + 16 <= n; i += 16) {
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-        const __m128i lo = _mm_unpacklo_epi8(bytes, zero), hi = _mm_unpackhi_epi8(bytes, zero);
-        const __m128i words[4] = {_mm_unpacklo_epi16(lo, zero), _mm_unpackhi_epi16(lo, zero),
-                                  _mm_unpacklo_epi16(hi, zero), _mm_unpackhi_epi16(hi, zero)};
+        __m128 values[4];
+        sixteen_normalised(s + i, vscale, vbias, values);
         __m128i halves[4];
-        for (int k = 0; k < 4; ++k)
-            halves[k] = to_half(_mm_add_ps(_mm_mul_ps(_mm_cvtepi32_ps(words[k]), vscale), vbias));
-        const __m128i first = _mm_packs_epi32(halves[0], halves[1]),
-                      second = _mm_packs_epi32(halves[2], halves[3]);
-        auto* out = reinterpret_cast<__m128i*>(d + i);
-        if (streaming) {
-            _mm_stream_si128(out, first);
-            _mm_stream_si128(out + 1, second);
-        } else {
-            _mm_store_si128(out, first);
-            _mm_store_si128(out + 1, second);
-        }
+        for (int k = 0; k < 4; ++k) halves[k] = to_half(values[k]);
+        store_sixteen(d + i, _mm_packs_epi32(halves[0], halves[1]), _mm_packs_epi32(halves[2], halves[3]),
+                      streaming);
     }
     if (streaming) _mm_sfence();
 #else
