@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/device/sim/pageable_staging.h"
+
 namespace pinscope::model {
 
 namespace {
@@ -61,9 +63,12 @@ bool ModelGpu::start_ready(double now) {
             if (!engines_.can_start(work, op.ticket, oldest_copy)) continue;
             engines_.start(work);
             if (engine_rules::is_copy(work)) {
+                // As the simulated GPU: the pinned rate, and nothing to move to the device until staged.
                 op.remaining = op.bytes;
-                op.solo_rate = engine_rules::solo_copy_rate(
-                    calibration_, work, op.pinned ? HostMemory::pinned : HostMemory::pageable, op.bytes);
+                op.solo_rate =
+                    op.staging && op.kind == OpKind::h2d
+                        ? 0
+                        : engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned, op.bytes);
             }
             op.running = true;
             op.start = now;
@@ -90,6 +95,8 @@ double ModelGpu::next_completion(double now) const {
         const GpuOp& op = s.ops[s.head];
         if (op.kind == OpKind::kernel)
             next = std::min(next, op.start + op.duration);
+        else if (op.staging && (op.remaining <= 0 || op.rate <= 0))
+            continue;  // the host's staging says when
         else if (op.remaining > 0)
             next = std::min(next, now + op.remaining / op.rate);
         else if (!op.staging)
@@ -111,6 +118,30 @@ void ModelGpu::advance(double from, double to) {
             op.moved = to;
         }
     }
+}
+
+// The host has staged a pageable H2D copy from `from` to `to`: the engine moved every chunk as it was
+// staged and has the last one left, and its span starts with the first chunk's DMA (sim_device.cpp).
+void ModelGpu::staged_to_device(OpRef ref, double from, double to) {
+    GpuOp& op = this->op(ref);
+    const double chunk = std::min(op.bytes, static_cast<double>(PageableStaging::kChunkBytes));
+    op.start = from + (to - from) * chunk / std::max(op.bytes, 1.0);
+    op.remaining = chunk;
+    op.solo_rate =
+        engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d, HostMemory::pinned, chunk);
+}
+
+// How long the driver holds the caller of a pageable copy at least, as the simulated GPU does: to the
+// device from when the staging starts, the calibrated copy less its last chunk's DMA; to the host from
+// when the DMA starts, the calibrated copy.
+double ModelGpu::pageable_hold_ns(OpKind kind, double bytes) const {
+    const engine_rules::Work work = work_of(kind);
+    const auto ns_at = [&](HostMemory memory, double b) {
+        return b / engine_rules::solo_copy_rate(calibration_, work, memory, b);
+    };
+    if (kind == OpKind::d2h) return ns_at(HostMemory::pageable, bytes);
+    const double chunk = std::min(bytes, static_cast<double>(PageableStaging::kChunkBytes));
+    return ns_at(HostMemory::pageable, bytes) - ns_at(HostMemory::pinned, chunk);
 }
 
 bool ModelGpu::finished(const GpuOp& op, double now) const {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/device/sim/pageable_staging.h"
 #include "core/model/model_gpu.h"
 #include "core/pipeline/worker_assignment.h"
 
@@ -230,7 +229,7 @@ class Model {
     std::vector<Issue> plan_;
     size_t plan_at_ = 0;
     OpRef pending_op_;
-    double tail_bytes_ = 0;
+    double staging_started_ = 0;  // when the train loop began staging the pending pageable copy
     int records_left_ = 0;
     bool host_step_done_ = false;  // this batch's step_host_us is spent
     double blocked_since_ = 0;
@@ -268,14 +267,6 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
     index_queues_.resize(static_cast<size_t>(workers_));
     index_heads_.assign(static_cast<size_t>(workers_), 0);
     batches_.reserve(static_cast<size_t>(batch_limit) + 64);
-    // The tail of a non-blocking pageable H2D still moving when its caller is let go (sim_device.cpp).
-    if (!config.pin_memory) {
-        const double bytes = chunk_bytes(batch_bytes_, config.chunks, 0);
-        const double chunk = std::min(bytes, static_cast<double>(PageableStaging::kChunkBytes));
-        const double whole = calibration.curve(CopyDirection::h2d, HostMemory::pageable).seconds(bytes);
-        const double tail = calibration.curve(CopyDirection::h2d, HostMemory::pinned).seconds(chunk);
-        tail_bytes_ = whole > 0 ? std::min(bytes, bytes * tail / whole) : 0;
-    }
 }
 
 ModelTrace Model::run() {
@@ -303,11 +294,6 @@ double Model::next_event() const {
             next = std::min(next, now_ + t.left / t.rate);
     }
     if (!deliveries_.empty()) next = std::min(next, deliveries_.front().time);
-    if (loop_step_ == LoopStep::tail) {
-        const GpuOp& op = gpu_.op(pending_op_);
-        if (op.running && op.rate > 0 && op.remaining > tail_bytes_ + op.rate * 0.5)
-            next = std::min(next, now_ + (op.remaining - tail_bytes_) / op.rate);
-    }
     return std::max(next, now_);
 }
 
@@ -715,11 +701,15 @@ bool Model::loop_issue_wait(HostThread& t) {
     }
     const GpuOp& op = gpu_.op(pending_op_);
     if (op.kind != OpKind::kernel && !op.pinned) {
+        // As sim_device.cpp stages: to the device once the stream reaches the copy, to the host once the
+        // engine has filled the bounce buffers.
         if (!gpu_.started(pending_op_)) return false;
+        if (op.kind == OpKind::d2h && op.remaining > 0) return false;
         if (wake_after_gpu(t)) return true;
         const ByteRateCurve& rate =
             op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
         t.work(op.bytes / rate.at(op.bytes), bus_use(host_.memcpy_share_of_two, op.bytes));
+        staging_started_ = now_;
         loop_step_ = LoopStep::stage;
         return true;
     }
@@ -731,7 +721,16 @@ bool Model::loop_issue_wait(HostThread& t) {
 bool Model::loop_stage(HostThread& t) {
     if (t.busy(now_)) return false;
     GpuOp& op = gpu_.op(pending_op_);
-    if (!gpu_.done(pending_op_)) op.staging = false;
+    const double held_until =
+        (op.kind == OpKind::h2d ? staging_started_ : op.start) + gpu_.pageable_hold_ns(op.kind, op.bytes);
+    if (now_ < held_until - kDone) {
+        t.sleep(now_, held_until - now_);
+        return true;
+    }
+    if (!gpu_.done(pending_op_)) {
+        op.staging = false;
+        if (op.kind == OpKind::h2d) gpu_.staged_to_device(pending_op_, staging_started_, now_);
+    }
     block(t);
     loop_step_ = LoopStep::tail;
     return true;
@@ -740,8 +739,7 @@ bool Model::loop_stage(HostThread& t) {
 // A staged copy lets its caller go when it is done, or (non_blocking H2D) when only its tail still moves.
 bool Model::loop_tail(HostThread& t) {
     const GpuOp& op = gpu_.op(pending_op_);
-    const bool let_go = gpu_.done(pending_op_) || (config_.non_blocking && op.kind == OpKind::h2d &&
-                                                   op.remaining <= tail_bytes_ + op.rate * 0.5);
+    const bool let_go = gpu_.done(pending_op_) || (config_.non_blocking && op.kind == OpKind::h2d);
     if (!let_go) return false;
     return op_call_over(t);
 }

@@ -255,11 +255,12 @@ void SimDevice::copy_to_device([[maybe_unused]] const DeviceBuffer& dst, [[maybe
     Lock lock(mutex_);
     const Marker marker{stream.handle(), enqueue(lock, stream, op)};
     // Pageable memory must be staged through a bounce buffer: the caller does it, non_blocking or not.
-    // As with CUDA, the call returns once the last chunk is staged, while that chunk's DMA goes on.
+    // As with CUDA, a non_blocking call returns once the last chunk is staged, while that chunk's DMA
+    // goes on.
     if (!src.pinned()) {
         stage_pageable(lock, marker, const_cast<std::byte*>(src.data()) + src_offset, bytes,
                        StagingDirection::to_device);
-        if (non_blocking) return wait_until_last_chunk_staged(lock, marker, last_chunk_tail_bytes(op.bytes));
+        if (non_blocking) return;
     }
     if (!non_blocking || !src.pinned()) wait_until_done(lock, marker);
 }
@@ -402,48 +403,68 @@ void SimDevice::wait_until_started(Lock& lock, const Marker& marker) {
     }
 }
 
-// The bytes of a pageable H2D copy still to move when its caller is let go: the last chunk's DMA, which
-// runs at the pinned rate once the chunk is in the bounce buffer (on the H100, CUPTI showed a 768 KiB
-// pageable copy as one 17 us DMA at 46 GB/s after the host's staging). Counted in the copy's own
-// calibrated, pageable rate, the rate the model moves it at.
-double SimDevice::last_chunk_tail_bytes(double bytes) const {
-    const double chunk = std::min(bytes, static_cast<double>(PageableStaging::kChunkBytes));
-    const double whole_s = calibration_.curve(CopyDirection::h2d, HostMemory::pageable).seconds(bytes);
-    const double tail_s = calibration_.curve(CopyDirection::h2d, HostMemory::pinned).seconds(chunk);
-    if (whole_s <= 0) return 0;
-    return std::min(bytes, bytes * tail_s / whole_s);
-}
-
-void SimDevice::wait_until_last_chunk_staged(Lock& lock, const Marker& marker, double tail_bytes) {
-    for (;;) {
-        advance_to(now_ns());
-        if (done(marker)) return;
-        const Op* op = running_op(marker);
-        if (op && !op->staging && op->remaining <= tail_bytes) return;
-        TimeNs next = next_completion();
-        if (op && op->rate > 0 && op->remaining > tail_bytes)
-            next = std::min(next,
-                            clock_ + static_cast<TimeNs>(std::ceil((op->remaining - tail_bytes) / op->rate)));
-        sleep_until_model(lock, next);
-    }
-}
-
-// As the driver does: wait until the stream reaches the copy, then stage it chunk by chunk while the
-// copy engine moves what is staged.
+// As the driver does. To the device: wait until the stream reaches the copy, then stage it chunk by chunk;
+// the copy engine moves each chunk as soon as it is staged (at the pinned rate, far above any host's
+// staging), so only the last chunk's DMA is left when the staging ends. On the timeline the engine's span
+// starts with the first chunk's DMA, as CUPTI draws a real pageable copy: a copy of one chunk is a short
+// DMA after the host's staging, not a long span beside it. To the host: the engine fills the bounce
+// buffers first, then the caller copies them out (the driver overlaps the two chunk by chunk; for the
+// results of one chunk or less, the usual, it is the same). Either way the caller is held at least as
+// long as the calibrated pageable copy takes (less the last chunk's DMA to the device): the driver's
+// staging on the GPU's host, not this machine's memcpy, sets how fast pageable copies go.
 void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                                StagingDirection direction) {
-    wait_until_started(lock, marker);
+    const bool to_device = direction == StagingDirection::to_device;
+    if (to_device)
+        wait_until_started(lock, marker);
+    else
+        wait_until_moved(lock, marker);
+    const TimeNs staging_start = clock_;
+    const double chunk =
+        std::min(static_cast<double>(bytes), static_cast<double>(PageableStaging::kChunkBytes));
+    const auto ns_at = [&](HostMemory memory, double b) {  // the calibrated copy's ns in model time
+        return b / engine_rules::solo_copy_rate(calibration_,
+                                                to_device ? engine_rules::Work::h2d : engine_rules::Work::d2h,
+                                                memory, b, time_scale_);
+    };
+    const Op* op = running_op(marker);
+    const TimeNs held_until =
+        to_device
+            ? staging_start + static_cast<TimeNs>(ns_at(HostMemory::pageable, static_cast<double>(bytes)) -
+                                                  ns_at(HostMemory::pinned, chunk))
+        : op ? op->start + static_cast<TimeNs>(ns_at(HostMemory::pageable, static_cast<double>(bytes)))
+             : staging_start;
     lock.unlock();
     {
         StretchedWork slowed(time_scale_, &cutting_);  // slow motion's stretch ends with the run
         PageableStaging::stage(host, bytes, direction);
     }
+    constexpr TimeNs kCheckCut = 1'000'000;  // a held caller notices the run's end within a millisecond
+    while (!cutting_.load(std::memory_order_relaxed) && now_ns() < held_until)
+        sleep_until_ns(std::min(held_until, now_ns() + kCheckCut));
     lock.lock();
     advance_to(now_ns());
-    // The copy completes at the later of its calibrated transfer and this host's staging: a host too
-    // busy to stage at the calibrated rate holds the copy back, as the driver's would.
-    if (Op* op = running_op(marker)) op->staging = false;
-    advance_to(clock_);  // completes it now if the transfer was already through
+    Op* staged = running_op(marker);
+    if (!staged) return;  // cut by the run's end
+    staged->staging = false;
+    if (to_device) {
+        staged->start = staging_start + static_cast<TimeNs>(static_cast<double>(clock_ - staging_start) *
+                                                            (chunk / std::max(staged->bytes, 1.0)));
+        staged->remaining = chunk;
+        staged->solo_rate = engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d,
+                                                         HostMemory::pinned, chunk, time_scale_);
+    }
+    advance_to(clock_);  // completes it now if nothing is left to move
+}
+
+void SimDevice::wait_until_moved(Lock& lock, const Marker& marker) {
+    for (;;) {
+        advance_to(now_ns());
+        if (done(marker)) return;
+        const Op* op = running_op(marker);
+        if (op && op->remaining <= 0) return;
+        sleep_until_model(lock, next_completion());
+    }
 }
 
 //------------------------------------------------------------------------------------------------------------
@@ -530,9 +551,15 @@ void SimDevice::start_ready_ops() {
                     op.running = true;
                     op.start = clock_;
                     if (engine_rules::is_copy(work)) {
+                        // The engine moves a pageable copy's bytes at the pinned rate, from or into the
+                        // driver's bounce buffers; to the device it has nothing to move until the
+                        // caller has staged them (stage_pageable).
                         op.remaining = op.bytes;
-                        op.solo_rate = engine_rules::solo_copy_rate(calibration_, work, op.memory, op.bytes,
-                                                                    time_scale_);
+                        op.solo_rate =
+                            op.staging && op.kind == OpKind::h2d
+                                ? 0
+                                : engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned,
+                                                               op.bytes, time_scale_);
                     }
                     break;
                 }
@@ -561,10 +588,10 @@ TimeNs SimDevice::next_completion() const {
         TimeNs end;
         if (op.kind == OpKind::kernel)
             end = op.start + op.duration;
+        else if (op.staging && (op.remaining <= 0 || op.rate <= 0))
+            continue;  // the host has not finished staging: it says when
         else if (op.remaining > 0)
             end = clock_ + static_cast<TimeNs>(std::ceil(op.remaining / op.rate));
-        else if (op.staging)
-            continue;  // moved, but the host has not finished staging: it says when
         else
             end = clock_;
         next = std::min(next, end);

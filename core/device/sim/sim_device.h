@@ -127,8 +127,7 @@ class SimDevice final : public Device {
     void sleep_until_model(Lock& lock, TimeNs wake);
     void wait_until_done(Lock& lock, const Marker& marker);
     void wait_until_started(Lock& lock, const Marker& marker);
-    void wait_until_last_chunk_staged(Lock& lock, const Marker& marker, double tail_bytes);
-    double last_chunk_tail_bytes(double bytes) const;
+    void wait_until_moved(Lock& lock, const Marker& marker);  // every byte of a copy moved (or done)
     Op* running_op(const Marker& marker);
     void stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                         StagingDirection direction);
