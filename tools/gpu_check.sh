@@ -11,8 +11,9 @@
 #
 #   tools/gpu_check.sh            everything (about 9 minutes on an H100 host with 16 cores)
 #   tools/gpu_check.sh quick      build, tests, info, probe and one run per workload
-#   tools/gpu_check.sh sim COMPARE.json   build, probe, and the simulation check alone, for the settings
-#                                 that an earlier full run's compare file names
+#   tools/gpu_check.sh sim [COMPARE.json]  build, probe, the simulation check (twelve settings: workers
+#                                 from an earlier full run's compare file, else the host's cores) and
+#                                 CUPTI's cost; SECONDS_SCALE=0.5 halves every run
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-all}
@@ -55,9 +56,12 @@ say "== pinscope probe"
 "$BIN" probe --output "$OUT/probe.json" 2>&1 | tee -a "$REPORT"
 
 if [ "$MODE" = sim ]; then
-    say "== simulation check (settings from ${2:?the compare.json of an earlier full run})"
-    python3 tools/gpu_checks.py --pinscope "$BIN" --probe "$OUT/probe.json" --compare "$2" --only simulation \
-        --out "$OUT/checks.json" 2>&1 | tee -a "$REPORT"
+    say "== simulation check"
+    python3 tools/gpu_checks.py --pinscope "$BIN" --probe "$OUT/probe.json" ${2:+--compare "$2"} --only simulation \
+        --seconds-scale "${SECONDS_SCALE:-1}" --out "$OUT/checks.json" 2>&1 | tee -a "$REPORT"
+    say "== CUPTI cost"
+    python3 tools/gpu_checks.py --pinscope "$BIN" --probe "$OUT/probe.json" ${2:+--compare "$2"} --only cupti \
+        --seconds-scale "${SECONDS_SCALE:-1}" --out "$OUT/cupti.json" 2>&1 | tee -a "$REPORT"
     exit 0
 fi
 

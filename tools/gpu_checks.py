@@ -6,11 +6,13 @@
   CUPTI cost      samples/s with CUPTI against --no-cupti, same config, alternating runs (target: <= 3%)
   memory kinds    in a pageable run every H2D span is pageable, in a pinned run pinned (from CUPTI), and
                   every GPU span carries a batch id (read from the exported trace)
-  simulation      the simulated GPU with the probe's calibration against the measured samples/s of each
-                  workload's best pinned and best pageable setting, the median of 3 runs each, real and
-                  simulated alternating (target: within 15%)
+  simulation      the simulated GPU with the probe's calibration against the measured samples/s on twelve
+                  settings: each workload pinned (direct) and pageable, with no workers and with its best
+                  setting's workers (the most the host allows without a compare file), the median of 3
+                  runs each, real and simulated alternating (target: within 5%)
 
     python3 tools/gpu_checks.py --pinscope BIN --probe probe.json --compare compare.json [--out checks.json]
+    python3 tools/gpu_checks.py --pinscope BIN --probe probe.json --only simulation|cupti [--seconds-scale 0.5]
 """
 import argparse
 import json
@@ -47,15 +49,19 @@ def sustained_h2d(compare, probe):
             "value": f"{100 * ratio:.0f}%", "target": ">= 90%", "ok": ratio >= 0.9, "setting": setting_of(direct).label()}
 
 
-def cupti_cost(binary, compare):
+def cupti_cost(binary, compare, seconds_scale=1.0):
+    """Each workload's best setting in the compare file (else direct pinning with the most workers the host
+    allows), with CUPTI and with --no-cupti (host spans on, GPU spans timed by events), alternating."""
+    most = max(2, workloads.cores() - 2)
     rows = []
-    for entry in compare["best"]:
-        w = BY_NAME[entry["workload"]]
-        s = setting_of(entry["pinscope"])
+    for w in workloads.WORKLOADS:
+        entry = next((x for x in compare["best"] if x["workload"] == w.name), None) if compare else None
+        s = setting_of(entry["pinscope"]) if entry else workloads.PinscopeSetting(most, 2, "direct", 3)
+        seconds = w.seconds * seconds_scale
         on, off = [], []
         for _ in range(2):  # alternating, so a drift of the machine hits both sides alike
-            on.append(workloads.run_pinscope(binary, w, s, cupti=True)["samples_per_s"])
-            off.append(workloads.run_pinscope(binary, w, s, cupti=False)["samples_per_s"])
+            on.append(workloads.run_pinscope(binary, w, s, cupti=True, seconds=seconds)["samples_per_s"])
+            off.append(workloads.run_pinscope(binary, w, s, cupti=False, seconds=seconds)["samples_per_s"])
         cost = 1 - (sum(on) / len(on)) / (sum(off) / len(off))
         rows.append({"check": f"CUPTI cost ({w.name}, {s.label()})",
                      "measured": f"{sum(on) / 2:,.0f} with CUPTI vs {sum(off) / 2:,.0f} samples/s without",
@@ -92,21 +98,38 @@ def median(values):
 # One run of a fast workload moves by 15-20% from the next on these hosts (CIFAR-like, ~35,000
 # batches/s: every per-batch cost is microseconds), so each side is the median of three, and real and
 # simulated runs alternate so a drift of the machine hits both alike.
-def simulation(binary, compare, calibration, repeats=3):
+def simulation_settings(compare):
+    """(workload, setting) twelve times: each workload pinned (direct) and pageable, with 0 workers and
+    with the workers of its best setting of that kind in the compare file (else the most the host allows)."""
+    most = max(2, workloads.cores() - 2)
+    for w in workloads.WORKLOADS:
+        entry = next((x for x in compare["all"] if x["workload"] == w.name), None) if compare else None
+        for pinning in ("direct", "pageable"):
+            if entry:
+                tuned = setting_of(best(entry["pinscope"], pinning == "direct"))
+                workers, prefetch, streams = tuned.num_workers, tuned.prefetch_factor, tuned.streams
+            else:
+                workers, prefetch, streams = most, 2, 3
+            for n in (0, workers):
+                yield w, workloads.PinscopeSetting(n, prefetch, pinning, streams)
+
+
+def simulation(binary, compare, calibration, repeats=3, seconds_scale=1.0):
     rows = []
-    for entry in compare["all"]:
-        w = BY_NAME[entry["workload"]]
-        for pinned in (True, False):
-            s = setting_of(best(entry["pinscope"], pinned))
-            real, sim = [], []
-            for _ in range(repeats):
-                real.append(workloads.run_pinscope(binary, w, s, device="cuda")["samples_per_s"])
-                sim.append(workloads.run_pinscope(binary, w, s, device="sim", calibration=calibration)["samples_per_s"])
-            error = median(sim) / median(real) - 1
-            rows.append({"check": f"simulated GPU ({w.name}, {s.label()})",
-                         "measured": f"sim {median(sim):,.0f} vs real {median(real):,.0f} samples/s (medians; "
-                                     f"real {min(real):,.0f}-{max(real):,.0f})",
-                         "value": f"{100 * error:+.1f}%", "target": "within 15%", "ok": abs(error) <= 0.15})
+    for w, s in simulation_settings(compare):
+        seconds = w.seconds * seconds_scale
+        real, sim = [], []
+        for _ in range(repeats):
+            real.append(workloads.run_pinscope(binary, w, s, device="cuda", seconds=seconds)["samples_per_s"])
+            sim.append(workloads.run_pinscope(binary, w, s, device="sim", calibration=calibration,
+                                              seconds=seconds)["samples_per_s"])
+        error = median(sim) / median(real) - 1
+        row = {"check": f"simulated GPU ({w.name}, {s.label()})",
+               "measured": f"sim {median(sim):,.0f} vs real {median(real):,.0f} samples/s (medians; "
+                           f"real {min(real):,.0f}-{max(real):,.0f}, sim {min(sim):,.0f}-{max(sim):,.0f})",
+               "value": f"{100 * error:+.1f}%", "target": "within 5%", "ok": abs(error) <= 0.05}
+        print(f"  {row['check']:<72} {row['value']:>7}: {row['measured']}", flush=True)
+        rows.append(row)
     return rows
 
 
@@ -114,17 +137,27 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--pinscope", required=True)
     p.add_argument("--probe", required=True, help="the calibration file `pinscope probe` wrote in this run")
-    p.add_argument("--compare", required=True, help="the --out file of compare_with_pytorch.py from this run")
+    p.add_argument("--compare", help="the --out file of compare_with_pytorch.py from this run (needed but with "
+                                      "--only)")
+    p.add_argument("--seconds-scale", type=float, default=1.0, help="simulation, cupti: each run this fraction "
+                                                                     "of the workload's seconds")
     p.add_argument("--out")
-    p.add_argument("--only", choices=["simulation"], help="run one check (the settings still come from --compare)")
+    p.add_argument("--only", choices=["simulation", "cupti"], help="run these checks alone (settings from --compare "
+                                                                    "when given)")
     a = p.parse_args()
     with open(a.probe) as f:
         probe = json.load(f)
-    with open(a.compare) as f:
-        compare = json.load(f)
+    compare = None
+    if a.compare:
+        with open(a.compare) as f:
+            compare = json.load(f)
+    elif not a.only:
+        p.error("--compare is needed but with --only")
 
     if a.only == "simulation":
-        rows = simulation(a.pinscope, compare, a.probe)
+        rows = simulation(a.pinscope, compare, a.probe, seconds_scale=a.seconds_scale)
+    elif a.only == "cupti":
+        rows = cupti_cost(a.pinscope, compare, seconds_scale=a.seconds_scale)
     else:
         rows = [sustained_h2d(compare, probe)]
         rows += memory_kinds(a.pinscope)

@@ -41,11 +41,13 @@ class PinscopeSetting:
     streams: int = 2
 
     def label(self):
-        return f"workers={self.num_workers} pf={self.prefetch_factor} {self.pinning} streams={self.streams}"
+        pf = f" pf={self.prefetch_factor}" if self.num_workers > 0 else ""
+        return f"workers={self.num_workers}{pf} {self.pinning} streams={self.streams}"
 
     def flags(self):
-        f = ["--num-workers", str(self.num_workers), "--prefetch-factor", str(self.prefetch_factor),
-             "--streams", str(self.streams)]
+        f = ["--num-workers", str(self.num_workers), "--streams", str(self.streams)]
+        if self.num_workers > 0:  # PyTorch refuses a prefetch_factor without workers
+            f += ["--prefetch-factor", str(self.prefetch_factor)]
         if self.pinning == "pageable":
             f += ["--no-pin-memory", "--no-non-blocking"]
         else:
