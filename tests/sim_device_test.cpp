@@ -353,17 +353,15 @@ TEST_CASE(
     auto h2d = bench.spans(SpanKind::h2d);
     REQUIRE(h2d.size() == 3);
     CHECK(pinned_call < h2d[0].duration() / 4);  // returned long before the copy ended
-    // Pageable: held for the calibrated copy less its last chunk's DMA, which goes on after the call
-    // returns, as CUDA's does; the engine's span is that DMA, at the pinned rate (half the copy's time
-    // here), after the staging.
-    const Calibration link = slow_pageable_link();
-    const auto whole = static_cast<TimeNs>(link.h2d_pageable.seconds(bytes) * 1e9);
-    const auto last_chunk_dma = static_cast<TimeNs>(link.h2d_pinned.seconds(bytes) * 1e9);
-    CHECK(pageable_call >= whole - last_chunk_dma);
-    CHECK(pageable_call < whole);  // by about 0.13 s
-    CHECK(h2d[1].duration() == doctest::Approx(static_cast<double>(last_chunk_dma)).epsilon(0.01));
-    CHECK(h2d[1].start >= pageable_before + pageable_call - kNsPerMs);  // the DMA follows the staging
-    CHECK(blocking_call >= whole);  // without non_blocking, the caller waits for all of it
+    // Pageable: held while this host stages it (a quarter MiB: well under a millisecond), then let go while
+    // its DMA goes on at the pinned rate (0.13 s here), as CUDA's is; the engine's span is that DMA alone,
+    // after the staging.
+    const auto dma = static_cast<TimeNs>(slow_pageable_link().h2d_pinned.seconds(bytes) * 1e9);
+    CHECK(pageable_call < dma / 4);
+    CHECK(h2d[1].duration() == doctest::Approx(static_cast<double>(dma)).epsilon(0.01));
+    CHECK(h2d[1].start >= pageable_before);
+    CHECK(h2d[1].start <= pageable_before + pageable_call);  // the DMA follows the staging
+    CHECK(blocking_call >= dma);  // without non_blocking, the caller waits for all of it
     CHECK(blocking_call >= h2d[2].duration());
 }
 

@@ -131,17 +131,20 @@ void ModelGpu::staged_to_device(OpRef ref, double from, double to) {
         engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d, HostMemory::pinned, chunk);
 }
 
-// How long the driver holds the caller of a pageable copy at least, as the simulated GPU does: to the
-// device from when the staging starts, the calibrated copy less its last chunk's DMA; to the host from
-// when the DMA starts, the calibrated copy.
-double ModelGpu::pageable_hold_ns(OpKind kind, double bytes) const {
-    const engine_rules::Work work = work_of(kind);
-    const auto ns_at = [&](HostMemory memory, double b) {
-        return b / engine_rules::solo_copy_rate(calibration_, work, memory, b);
-    };
-    if (kind == OpKind::d2h) return ns_at(HostMemory::pageable, bytes);
-    const double chunk = std::min(bytes, static_cast<double>(PageableStaging::kChunkBytes));
-    return ns_at(HostMemory::pageable, bytes) - ns_at(HostMemory::pinned, chunk);
+// The driver's cost of a pageable copy over a pinned one, spent by the caller after its staging
+// (sim_device.cpp's stage_pageable).
+double ModelGpu::pageable_extra_ns() const {
+    return std::max(0.0, calibration_.pageable_copy_latency_us - calibration_.copy_latency_us) * 1e3;
+}
+
+// The calibrated pageable time of a copy's bytes beyond its first chunk: the least its staging holds the
+// caller (sim_device.cpp's stage_pageable).
+double ModelGpu::pageable_floor_ns(OpKind kind, double bytes) const {
+    const double chunk = PageableStaging::kChunkBytes;
+    if (bytes <= chunk) return 0;
+    const CopyCurve& curve = calibration_.curve(kind == OpKind::h2d ? CopyDirection::h2d : CopyDirection::d2h,
+                                                HostMemory::pageable);
+    return (curve.seconds(bytes) - curve.seconds(chunk)) * 1e9;
 }
 
 bool ModelGpu::finished(const GpuOp& op, double now) const {

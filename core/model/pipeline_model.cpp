@@ -708,7 +708,8 @@ bool Model::loop_issue_wait(HostThread& t) {
         if (wake_after_gpu(t)) return true;
         const ByteRateCurve& rate =
             op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
-        t.work(op.bytes / rate.at(op.bytes), bus_use(host_.memcpy_share_of_two, op.bytes));
+        t.work(op.bytes / rate.at(op.bytes) + gpu_.pageable_extra_ns(),
+               bus_use(host_.memcpy_share_of_two, op.bytes));
         staging_started_ = now_;
         loop_step_ = LoopStep::stage;
         return true;
@@ -721,8 +722,7 @@ bool Model::loop_issue_wait(HostThread& t) {
 bool Model::loop_stage(HostThread& t) {
     if (t.busy(now_)) return false;
     GpuOp& op = gpu_.op(pending_op_);
-    const double held_until =
-        (op.kind == OpKind::h2d ? staging_started_ : op.start) + gpu_.pageable_hold_ns(op.kind, op.bytes);
+    const double held_until = staging_started_ + gpu_.pageable_floor_ns(op.kind, op.bytes);
     if (now_ < held_until - kDone) {
         t.sleep(now_, held_until - now_);
         return true;

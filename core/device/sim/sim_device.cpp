@@ -88,6 +88,7 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, i
     // host-bound pipeline (small batches, tiny kernels) runs at the measured host's pace.
     if (calibration_.host_call_us > 0)
         call_charge_us_ = std::max(0.0, calibration_.host_call_us * time_scale_ - model_cost_per_call_us());
+    pageable_extra_us_ = std::max(0.0, calibration_.pageable_copy_latency_us - calibration_.copy_latency_us);
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
 }
@@ -409,9 +410,13 @@ void SimDevice::wait_until_started(Lock& lock, const Marker& marker) {
 // starts with the first chunk's DMA, as CUPTI draws a real pageable copy: a copy of one chunk is a short
 // DMA after the host's staging, not a long span beside it. To the host: the engine fills the bounce
 // buffers first, then the caller copies them out (the driver overlaps the two chunk by chunk; for the
-// results of one chunk or less, the usual, it is the same). Either way the caller is held at least as
-// long as the calibrated pageable copy takes (less the last chunk's DMA to the device): the driver's
-// staging on the GPU's host, not this machine's memcpy, sets how fast pageable copies go.
+// results of one chunk or less, the usual, it is the same).
+// The staging is this host's memcpy, as the pin thread's copy is, plus the driver's fixed cost of a
+// pageable copy over a pinned one (pageable_copy_latency_us less copy_latency_us: 3.4 us on the H100).
+// Beyond its first chunk a copy also takes at least the calibrated pageable time: the probe times
+// buffers that are not in the cache, as a batch of many chunks is not; a batch of one chunk that a worker
+// has just written stages faster than that (holding those for the probe's rate made CIFAR-like pageable
+// runs 30% slow on the H100 host itself).
 void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                                StagingDirection direction) {
     const bool to_device = direction == StagingDirection::to_device;
@@ -422,22 +427,12 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
     const TimeNs staging_start = clock_;
     const double chunk =
         std::min(static_cast<double>(bytes), static_cast<double>(PageableStaging::kChunkBytes));
-    const auto ns_at = [&](HostMemory memory, double b) {  // the calibrated copy's ns in model time
-        return b / engine_rules::solo_copy_rate(calibration_,
-                                                to_device ? engine_rules::Work::h2d : engine_rules::Work::d2h,
-                                                memory, b, time_scale_);
-    };
-    const Op* op = running_op(marker);
-    const TimeNs held_until =
-        to_device
-            ? staging_start + static_cast<TimeNs>(ns_at(HostMemory::pageable, static_cast<double>(bytes)) -
-                                                  ns_at(HostMemory::pinned, chunk))
-        : op ? op->start + static_cast<TimeNs>(ns_at(HostMemory::pageable, static_cast<double>(bytes)))
-             : staging_start;
+    const TimeNs held_until = staging_start + static_cast<TimeNs>(pageable_floor_ns(direction, bytes));
     lock.unlock();
     {
         StretchedWork slowed(time_scale_, &cutting_);  // slow motion's stretch ends with the run
         PageableStaging::stage(host, bytes, direction);
+        spend_host_call(pageable_extra_us_);
     }
     constexpr TimeNs kCheckCut = 1'000'000;  // a held caller notices the run's end within a millisecond
     while (!cutting_.load(std::memory_order_relaxed) && now_ns() < held_until)
@@ -455,6 +450,16 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
                                                          HostMemory::pinned, chunk, time_scale_);
     }
     advance_to(clock_);  // completes it now if nothing is left to move
+}
+
+// The calibrated pageable time of a copy's bytes beyond its first chunk (stage_pageable), in model time.
+double SimDevice::pageable_floor_ns(StagingDirection direction, size_t bytes) const {
+    const double b = static_cast<double>(bytes), chunk = static_cast<double>(PageableStaging::kChunkBytes);
+    if (b <= chunk) return 0;
+    const CopyCurve& curve =
+        calibration_.curve(direction == StagingDirection::to_device ? CopyDirection::h2d : CopyDirection::d2h,
+                           HostMemory::pageable);
+    return (curve.seconds(b) - curve.seconds(chunk)) * 1e9 * time_scale_;
 }
 
 void SimDevice::wait_until_moved(Lock& lock, const Marker& marker) {

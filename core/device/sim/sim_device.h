@@ -127,7 +127,9 @@ class SimDevice final : public Device {
     void sleep_until_model(Lock& lock, TimeNs wake);
     void wait_until_done(Lock& lock, const Marker& marker);
     void wait_until_started(Lock& lock, const Marker& marker);
-    void wait_until_moved(Lock& lock, const Marker& marker);  // every byte of a copy moved (or done)
+    void wait_until_moved(Lock& lock, const Marker& marker);
+    double pageable_floor_ns(StagingDirection direction,
+                             size_t bytes) const;  // every byte of a copy moved (or done)
     Op* running_op(const Marker& marker);
     void stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                         StagingDirection direction);
@@ -138,9 +140,10 @@ class SimDevice final : public Device {
     void spend_startup(std::string_view what, double seconds);
 
     Calibration calibration_;
-    double time_scale_ = 1;      // slow motion: every modelled duration this many times longer
-    int ordinal_ = 0;            // the GPU number its lanes carry
-    double call_charge_us_ = 0;  // spent per call: host_call_us less the model's own cost per call
+    double time_scale_ = 1;         // slow motion: every modelled duration this many times longer
+    int ordinal_ = 0;               // the GPU number its lanes carry
+    double call_charge_us_ = 0;     // spent per call: host_call_us less the model's own cost per call
+    double pageable_extra_us_ = 0;  // the driver's cost of a pageable copy over a pinned one (stage_pageable)
     DeviceInfo info_;
     Trace& trace_;
     const bool cold_start_ = false;
