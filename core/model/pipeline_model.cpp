@@ -225,6 +225,9 @@ class Model {
     LoopStep loop_step_ = LoopStep::get;
     int64_t current_ = -1;  // the batch being submitted
     int64_t submitted_ = 0;
+    // The batches in the order the loop submitted them: by index in order, by arrival otherwise. A slot is
+    // reused by submission count (train_loop.cpp), so its old batch is found here, not by index.
+    std::vector<int64_t> submission_order_;
     int64_t drain_next_ = 0;
     std::vector<Issue> plan_;
     size_t plan_at_ = 0;
@@ -644,7 +647,7 @@ bool Model::loop_retire_call(HostThread& t) {
 // Waits (a `sync` span) for the slot's old batch to be done on the GPU, then lets go of its buffer.
 bool Model::loop_retire_wait(HostThread& t) {
     if (t.busy(now_)) return false;
-    const BatchState& old = batch(submitted_ - (config_.streams + 1));
+    const BatchState& old = batch(submission_order_[static_cast<size_t>(submitted_ - (config_.streams + 1))]);
     if (old.gpu_done < 0) {
         open_span(LoopState::sync);
         block(t);
@@ -760,6 +763,7 @@ bool Model::loop_record(HostThread& t) {
     }
     host_step_done_ = false;
     t.phase = HostThread::Phase::idle;
+    submission_order_.push_back(current_);
     ++submitted_;
     loop_step_ = LoopStep::get;
     return true;
@@ -768,7 +772,9 @@ bool Model::loop_record(HostThread& t) {
 // At the end: waits for every submitted batch to be done on the GPU.
 bool Model::loop_drain(HostThread& t) {
     if (t.busy(now_)) return false;
-    while (drain_next_ < submitted_ && batch(drain_next_).gpu_done >= 0) ++drain_next_;
+    while (drain_next_ < submitted_ &&
+           batch(submission_order_[static_cast<size_t>(drain_next_)]).gpu_done >= 0)
+        ++drain_next_;
     if (drain_next_ < submitted_) {
         block(t);
         return false;
