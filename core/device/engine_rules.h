@@ -9,7 +9,9 @@
 // - `copy_engines` copy engines each run one copy; with one engine, copies run strictly in issue order
 //   across streams, so a D2H waiting for its kernel holds back the H2D issued after it (what made issue
 //   order matter in NVIDIA's "How to Overlap Data Transfers in CUDA C/C++");
-// - a copy alone moves at the calibrated bandwidth for its size, direction and host memory kind;
+// - a copy alone moves at the calibrated bandwidth for its size, direction and host memory kind; a pageable
+//   one is staged by its caller through bounce buffers, and the engine moves it at the pinned rate (the
+//   pageable rules below);
 // - copies in one direction share that direction's link (together no faster than the best of them alone),
 //   and both directions together are held to the measured bidirectional total.
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <limits>
 
 #include "core/device/calibration.h"
+#include "core/device/sim/pageable_staging.h"
 
 namespace pinscope::engine_rules {
 
@@ -71,6 +74,30 @@ inline double solo_copy_rate(const Calibration& calibration, Work direction, Hos
     const CopyDirection d = direction == Work::h2d ? CopyDirection::h2d : CopyDirection::d2h;
     const double seconds = calibration.curve(d, memory).seconds(bytes) * time_scale;
     return std::max(bytes, 1.0) / (seconds * 1e9);
+}
+
+// A pageable copy, as sim_device.cpp's stage_pageable stages it. The caller copies the bytes through the
+// driver's bounce buffers with its own memcpy; the engine moves each chunk as it is staged, so its span
+// starts with the first chunk's DMA, and to the device only the last chunk is left when the staging ends.
+inline double first_chunk_bytes(double bytes) {
+    return std::min(bytes, static_cast<double>(PageableStaging::kChunkBytes));
+}
+inline double first_dma_start(double staging_start, double staging_end, double bytes) {
+    return staging_start + (staging_end - staging_start) * first_chunk_bytes(bytes) / std::max(bytes, 1.0);
+}
+// The driver's cost of a pageable copy over a pinned one, spent by the caller after its staging.
+inline double pageable_extra_us(const Calibration& calibration) {
+    return std::max(0.0, calibration.pageable_copy_latency_us - calibration.copy_latency_us);
+}
+// The least the staging holds its caller: the calibrated pageable time of the bytes beyond the first
+// chunk. The probe times buffers that are not in the cache, as a batch of many chunks is not; a batch of
+// one chunk that a worker has just written stages faster than the probe's rate says.
+inline double pageable_floor_seconds(const Calibration& calibration, Work direction, double bytes) {
+    const double chunk = PageableStaging::kChunkBytes;
+    if (bytes <= chunk) return 0;
+    const CopyCurve& curve = calibration.curve(
+        direction == Work::h2d ? CopyDirection::h2d : CopyDirection::d2h, HostMemory::pageable);
+    return curve.seconds(bytes) - curve.seconds(chunk);
 }
 
 // The rate each copy that is moving bytes gets, given each one's direction and solo rate.

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/device/sim/pageable_staging.h"
-
 namespace pinscope::model {
 
 namespace {
@@ -120,31 +118,14 @@ void ModelGpu::advance(double from, double to) {
     }
 }
 
-// The host has staged a pageable H2D copy from `from` to `to`: the engine moved every chunk as it was
-// staged and has the last one left, and its span starts with the first chunk's DMA (sim_device.cpp).
+// The host has staged a pageable H2D copy from `from` to `to`: the engine has the last chunk left, and its
+// span starts with the first chunk's DMA (engine_rules.h).
 void ModelGpu::staged_to_device(OpRef ref, double from, double to) {
     GpuOp& op = this->op(ref);
-    const double chunk = std::min(op.bytes, static_cast<double>(PageableStaging::kChunkBytes));
-    op.start = from + (to - from) * chunk / std::max(op.bytes, 1.0);
-    op.remaining = chunk;
+    op.start = engine_rules::first_dma_start(from, to, op.bytes);
+    op.remaining = engine_rules::first_chunk_bytes(op.bytes);
     op.solo_rate =
-        engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d, HostMemory::pinned, chunk);
-}
-
-// The driver's cost of a pageable copy over a pinned one, spent by the caller after its staging
-// (sim_device.cpp's stage_pageable).
-double ModelGpu::pageable_extra_ns() const {
-    return std::max(0.0, calibration_.pageable_copy_latency_us - calibration_.copy_latency_us) * 1e3;
-}
-
-// The calibrated pageable time of a copy's bytes beyond its first chunk: the least its staging holds the
-// caller (sim_device.cpp's stage_pageable).
-double ModelGpu::pageable_floor_ns(OpKind kind, double bytes) const {
-    const double chunk = PageableStaging::kChunkBytes;
-    if (bytes <= chunk) return 0;
-    const CopyCurve& curve = calibration_.curve(kind == OpKind::h2d ? CopyDirection::h2d : CopyDirection::d2h,
-                                                HostMemory::pageable);
-    return (curve.seconds(bytes) - curve.seconds(chunk)) * 1e9;
+        engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d, HostMemory::pinned, op.remaining);
 }
 
 bool ModelGpu::finished(const GpuOp& op, double now) const {

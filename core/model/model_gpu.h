@@ -41,8 +41,7 @@ class ModelGpu {
     OpRef enqueue(int stream, GpuOp op);
     GpuOp& op(OpRef ref) { return streams_[ref.stream].ops[ref.index]; }
     void staged_to_device(OpRef ref, double from, double to);
-    double pageable_extra_ns() const;
-    double pageable_floor_ns(OpKind kind, double bytes) const;
+    const Calibration& calibration() const { return calibration_; }
     const GpuOp& op(OpRef ref) const { return streams_[ref.stream].ops[ref.index]; }
     bool done(OpRef ref) const { return streams_[ref.stream].head > ref.index; }
     bool started(OpRef ref) const;

@@ -711,7 +711,7 @@ bool Model::loop_issue_wait(HostThread& t) {
         if (wake_after_gpu(t)) return true;
         const ByteRateCurve& rate =
             op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
-        t.work(op.bytes / rate.at(op.bytes) + gpu_.pageable_extra_ns(),
+        t.work(op.bytes / rate.at(op.bytes) + engine_rules::pageable_extra_us(gpu_.calibration()) * 1e3,
                bus_use(host_.memcpy_share_of_two, op.bytes));
         staging_started_ = now_;
         loop_step_ = LoopStep::stage;
@@ -725,7 +725,9 @@ bool Model::loop_issue_wait(HostThread& t) {
 bool Model::loop_stage(HostThread& t) {
     if (t.busy(now_)) return false;
     GpuOp& op = gpu_.op(pending_op_);
-    const double held_until = staging_started_ + gpu_.pageable_floor_ns(op.kind, op.bytes);
+    const auto work = op.kind == OpKind::h2d ? engine_rules::Work::h2d : engine_rules::Work::d2h;
+    const double floor_ns = engine_rules::pageable_floor_seconds(gpu_.calibration(), work, op.bytes) * 1e9;
+    const double held_until = staging_started_ + floor_ns;
     if (now_ < held_until - kDone) {
         t.sleep(now_, held_until - now_);
         return true;

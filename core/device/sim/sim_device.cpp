@@ -88,7 +88,7 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, i
     // host-bound pipeline (small batches, tiny kernels) runs at the measured host's pace.
     if (calibration_.host_call_us > 0)
         call_charge_us_ = std::max(0.0, calibration_.host_call_us * time_scale_ - model_cost_per_call_us());
-    pageable_extra_us_ = std::max(0.0, calibration_.pageable_copy_latency_us - calibration_.copy_latency_us);
+    pageable_extra_us_ = engine_rules::pageable_extra_us(calibration_);
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
 }
@@ -404,19 +404,15 @@ void SimDevice::wait_until_started(Lock& lock, const Marker& marker) {
     }
 }
 
-// As the driver does. To the device: wait until the stream reaches the copy, then stage it chunk by chunk;
-// the copy engine moves each chunk as soon as it is staged (at the pinned rate, far above any host's
-// staging), so only the last chunk's DMA is left when the staging ends. On the timeline the engine's span
-// starts with the first chunk's DMA, as CUPTI draws a real pageable copy: a copy of one chunk is a short
-// DMA after the host's staging, not a long span beside it. To the host: the engine fills the bounce
-// buffers first, then the caller copies them out (the driver overlaps the two chunk by chunk; for the
-// results of one chunk or less, the usual, it is the same).
-// The staging is this host's memcpy, as the pin thread's copy is, plus the driver's fixed cost of a
-// pageable copy over a pinned one (pageable_copy_latency_us less copy_latency_us: 3.4 us on the H100).
-// Beyond its first chunk a copy also takes at least the calibrated pageable time: the probe times
-// buffers that are not in the cache, as a batch of many chunks is not; a batch of one chunk that a worker
-// has just written stages faster than that (holding those for the probe's rate made CIFAR-like pageable
-// runs 30% slow on the H100 host itself).
+// As the driver does (engine_rules.h's pageable rules). To the device: wait until the stream reaches the
+// copy, then stage it chunk by chunk; only the last chunk's DMA is left when the staging ends. On the
+// timeline the engine's span starts with the first chunk's DMA, as CUPTI draws a real pageable copy: a copy
+// of one chunk is a short DMA after the host's staging, not a long span beside it. To the host: the engine
+// fills the bounce buffers first, then the caller copies them out (the driver overlaps the two chunk by
+// chunk; for results of one chunk or less, the usual, it is the same). The staging is this host's memcpy,
+// as the pin thread's copy is, plus the driver's fixed cost per pageable copy; beyond the first chunk it
+// takes at least the calibrated pageable time (holding one-chunk copies to it too made CIFAR-like
+// pageable runs 30% slow on the H100 host itself).
 void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                                StagingDirection direction) {
     const bool to_device = direction == StagingDirection::to_device;
@@ -425,9 +421,10 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
     else
         wait_until_moved(lock, marker);
     const TimeNs staging_start = clock_;
-    const double chunk =
-        std::min(static_cast<double>(bytes), static_cast<double>(PageableStaging::kChunkBytes));
-    const TimeNs held_until = staging_start + static_cast<TimeNs>(pageable_floor_ns(direction, bytes));
+    const engine_rules::Work work = to_device ? engine_rules::Work::h2d : engine_rules::Work::d2h;
+    const double floor_s =
+        engine_rules::pageable_floor_seconds(calibration_, work, static_cast<double>(bytes));
+    const TimeNs held_until = staging_start + static_cast<TimeNs>(floor_s * 1e9 * time_scale_);
     lock.unlock();
     {
         StretchedWork slowed(time_scale_, &cutting_);  // slow motion's stretch ends with the run
@@ -443,23 +440,13 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
     if (!staged) return;  // cut by the run's end
     staged->staging = false;
     if (to_device) {
-        staged->start = staging_start + static_cast<TimeNs>(static_cast<double>(clock_ - staging_start) *
-                                                            (chunk / std::max(staged->bytes, 1.0)));
-        staged->remaining = chunk;
-        staged->solo_rate = engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d,
-                                                         HostMemory::pinned, chunk, time_scale_);
+        staged->start = static_cast<TimeNs>(engine_rules::first_dma_start(
+            static_cast<double>(staging_start), static_cast<double>(clock_), staged->bytes));
+        staged->remaining = engine_rules::first_chunk_bytes(staged->bytes);
+        staged->solo_rate = engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned,
+                                                         staged->remaining, time_scale_);
     }
     advance_to(clock_);  // completes it now if nothing is left to move
-}
-
-// The calibrated pageable time of a copy's bytes beyond its first chunk (stage_pageable), in model time.
-double SimDevice::pageable_floor_ns(StagingDirection direction, size_t bytes) const {
-    const double b = static_cast<double>(bytes), chunk = static_cast<double>(PageableStaging::kChunkBytes);
-    if (b <= chunk) return 0;
-    const CopyCurve& curve =
-        calibration_.curve(direction == StagingDirection::to_device ? CopyDirection::h2d : CopyDirection::d2h,
-                           HostMemory::pageable);
-    return (curve.seconds(b) - curve.seconds(chunk)) * 1e9 * time_scale_;
 }
 
 void SimDevice::wait_until_moved(Lock& lock, const Marker& marker) {

@@ -127,9 +127,7 @@ class SimDevice final : public Device {
     void sleep_until_model(Lock& lock, TimeNs wake);
     void wait_until_done(Lock& lock, const Marker& marker);
     void wait_until_started(Lock& lock, const Marker& marker);
-    void wait_until_moved(Lock& lock, const Marker& marker);
-    double pageable_floor_ns(StagingDirection direction,
-                             size_t bytes) const;  // every byte of a copy moved (or done)
+    void wait_until_moved(Lock& lock, const Marker& marker);  // every byte of a copy moved (or done)
     Op* running_op(const Marker& marker);
     void stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
                         StagingDirection direction);
