@@ -52,7 +52,7 @@ def sustained_h2d(compare, probe):
 def cupti_cost(binary, compare, seconds_scale=1.0):
     """Each workload's best setting in the compare file (else direct pinning with the most workers the host
     allows), with CUPTI and with --no-cupti (host spans on, GPU spans timed by events), alternating."""
-    most = max(2, workloads.cores() - 2)
+    most = workloads.most_workers()
     rows = []
     for w in workloads.WORKLOADS:
         entry = next((x for x in compare["best"] if x["workload"] == w.name), None) if compare else None
@@ -101,7 +101,7 @@ def median(values):
 def simulation_settings(compare):
     """(workload, setting) twelve times: each workload pinned (direct) and pageable, with 0 workers and
     with the workers of its best setting of that kind in the compare file (else the most the host allows)."""
-    most = max(2, workloads.cores() - 2)
+    most = workloads.most_workers()
     for w in workloads.WORKLOADS:
         entry = next((x for x in compare["all"] if x["workload"] == w.name), None) if compare else None
         for pinning in ("direct", "pageable"):

@@ -33,6 +33,12 @@ def cores():
     return os.cpu_count() or 4
 
 
+def most_workers():
+    """The most workers a setting uses: the cores less two (the train loop spins on the GPU, CUPTI has a
+    thread), at least two."""
+    return max(2, cores() - 2)
+
+
 @dataclasses.dataclass(frozen=True)
 class PinscopeSetting:
     num_workers: int
@@ -57,7 +63,7 @@ class PinscopeSetting:
 
 def pinscope_grid():
     """Workers up to the cores less two (the train loop spins on the GPU, CUPTI has a thread)."""
-    most = max(2, cores() - 2)
+    most = most_workers()
     grid = [PinscopeSetting(w, 2, "direct", 3) for w in sorted({min(4, most), min(8, most), most})]
     grid.append(PinscopeSetting(min(8, most), 4, "direct", 3))
     grid.append(PinscopeSetting(min(8, most), 2, "thread", 3))

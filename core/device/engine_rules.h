@@ -76,6 +76,15 @@ inline double solo_copy_rate(const Calibration& calibration, Work direction, Hos
     return std::max(bytes, 1.0) / (seconds * 1e9);
 }
 
+// The rate a copy starts at. The engine moves a pageable copy's bytes at the pinned rate, from or into the
+// driver's bounce buffers; to the device it has nothing to move until its caller has staged them (0 until
+// then: the staging says when).
+inline double starting_copy_rate(const Calibration& calibration, Work direction, bool pageable, double bytes,
+                                 double time_scale = 1) {
+    if (pageable && direction == Work::h2d) return 0;
+    return solo_copy_rate(calibration, direction, HostMemory::pinned, bytes, time_scale);
+}
+
 // A pageable copy, as sim_device.cpp's stage_pageable stages it. The caller copies the bytes through the
 // driver's bounce buffers with its own memcpy; the engine moves each chunk as it is staged, so its span
 // starts with the first chunk's DMA, and to the device only the last chunk is left when the staging ends.

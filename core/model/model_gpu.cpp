@@ -61,12 +61,8 @@ bool ModelGpu::start_ready(double now) {
             if (!engines_.can_start(work, op.ticket, oldest_copy)) continue;
             engines_.start(work);
             if (engine_rules::is_copy(work)) {
-                // As the simulated GPU: the pinned rate, and nothing to move to the device until staged.
                 op.remaining = op.bytes;
-                op.solo_rate =
-                    op.staging && op.kind == OpKind::h2d
-                        ? 0
-                        : engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned, op.bytes);
+                op.solo_rate = engine_rules::starting_copy_rate(calibration_, work, op.staging, op.bytes);
             }
             op.running = true;
             op.start = now;

@@ -543,15 +543,9 @@ void SimDevice::start_ready_ops() {
                     op.running = true;
                     op.start = clock_;
                     if (engine_rules::is_copy(work)) {
-                        // The engine moves a pageable copy's bytes at the pinned rate, from or into the
-                        // driver's bounce buffers; to the device it has nothing to move until the
-                        // caller has staged them (stage_pageable).
                         op.remaining = op.bytes;
-                        op.solo_rate =
-                            op.staging && op.kind == OpKind::h2d
-                                ? 0
-                                : engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned,
-                                                               op.bytes, time_scale_);
+                        op.solo_rate = engine_rules::starting_copy_rate(calibration_, work, op.staging,
+                                                                        op.bytes, time_scale_);
                     }
                     break;
                 }
