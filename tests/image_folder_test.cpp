@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <thread>
 
@@ -232,4 +233,40 @@ TEST_CASE("dataset and sample_shape are checked as every knob is") {
     CHECK(r.exit_code == 2);
     CHECK(line_count(r.err) == 1);
     CHECK(r.err.find("no such folder") != std::string::npos);
+}
+
+TEST_CASE("threads that need the sample JPEGs at once get one whole folder, made once") {
+    // The app measures a lesson's runs on several threads; each that found no folder used to make it
+    // under the one process-wide name and remove the others' half-written copy.
+    const std::filesystem::path cache = scratch_path("sample-cache");
+    std::filesystem::remove_all(cache);
+    std::filesystem::create_directories(cache);
+    const char* before = std::getenv("XDG_CACHE_HOME");
+    const std::string restore = before ? before : "";
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    std::vector<std::string> folders(3), errors(3);
+    std::vector<std::thread> makers;
+    for (size_t i = 0; i < folders.size(); ++i)
+        makers.emplace_back([&, i] {
+            try {
+                folders[i] = ensure_sample_jpegs().string();
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+        });
+    for (std::thread& t : makers) t.join();
+    if (before)
+        ::setenv("XDG_CACHE_HOME", restore.c_str(), 1);
+    else
+        ::unsetenv("XDG_CACHE_HOME");
+    for (size_t i = 0; i < folders.size(); ++i) {
+        CAPTURE(errors[i]);
+        CHECK(errors[i].empty());
+        CHECK(folders[i] == folders[0]);
+    }
+    size_t jpegs = 0, others = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(cache / "pinscope"))
+        if (entry.is_regular_file()) (entry.path().extension() == ".jpg" ? jpegs : others) += 1;
+    CHECK(jpegs == static_cast<size_t>(kSampleJpegCount));  // one folder's worth: nothing half-made left
+    CHECK(others == 0);
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 
@@ -72,6 +73,10 @@ std::filesystem::path sample_jpegs_folder() {
 }
 
 std::filesystem::path ensure_sample_jpegs() {
+    // One maker per process: the app measures a lesson's runs on several threads, and two of them making
+    // the folder at once each removed the other's half-written one (CI: "cannot write .../img00005.jpg").
+    static std::mutex making;
+    const std::lock_guard<std::mutex> lock(making);
     const std::filesystem::path folder = sample_jpegs_folder();
     std::error_code error;
     if (std::filesystem::is_directory(folder, error)) return folder;
