@@ -193,15 +193,19 @@ void OutputFile::ready_temporary() {
     remove_stale_temporaries(target_);
     static std::atomic<unsigned> serial{0};
     temporary_ = folder / fmt::format("{}{}-{}", temporary_prefix(target_), ::getpid(), serial++);
+    // Registered before it exists: a signal between creating and registering would leave it behind
+    // (CI's ASan build was killed in that window). Unlinking a name not yet created is harmless, and the
+    // name is this process's own (PID and serial), so it never names another writer's file.
+    temporary_slot_ = register_temporary(temporary_);
     temporary_fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (temporary_fd_ < 0) {
         const int error = errno;
+        forget_temporary(std::exchange(temporary_slot_, -1));
         temporary_.clear();
         throw OutputPathError(
             path_, fmt::format("cannot create a file in {}: {}; the folder must be writable", folder.string(),
                                error_text(error)));
     }
-    temporary_slot_ = register_temporary(temporary_);
 }
 
 OutputFile::OutputFile(OutputFile&& other) noexcept {
