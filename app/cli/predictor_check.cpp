@@ -70,7 +70,10 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool json) {
     std::vector<Checked> results;
     HostRates host;
     for (size_t i = 0; i < configs.size(); ++i) {
-        if (i % kRatesEvery == 0) host = measure_host_rates();
+        if (i % kRatesEvery == 0) {
+            host = measure_host_rates();
+            if (!json) fmt::print("     this host now: {}\n", describe(host));
+        }
         Checked c;
         c.config = configs[i];
         c.config.seconds = seconds;
