@@ -44,8 +44,12 @@ struct HostRates {
         return cores_available > 0 ? std::min(cores_available, static_cast<double>(cores)) : cores;
     }
     // Workers' convert, per output (float32) byte: samples under 256 KiB use plain stores, larger ones
-    // streaming stores (dataset.cpp); indexed by the batch's bytes.
+    // streaming stores (dataset.cpp); indexed by the batch's bytes. Measured into pool buffers taken in
+    // turn, as workers fill them.
     ByteRateCurve convert_plain, convert_streaming;
+    // ... with plain stores into one buffer filled again and again, as the train loop's inline loading
+    // (num_workers=0) reuses the buffer it just freed: what fits stays in the cache.
+    ByteRateCurve convert_plain_reused;
     // ... per output byte too, into the other transfer dtypes: uint8 (the pixels copied as they are) and
     // half precision (float16 and bfloat16 take the same table lookup).
     ByteRateCurve convert_uint8, convert_half;

@@ -392,7 +392,8 @@ double Model::convert_ns(int64_t index) {
     const ByteRateCurve& curve = config_.transfer_dtype == TransferDtype::uint8     ? host_.convert_uint8
                                  : config_.transfer_dtype != TransferDtype::float32 ? host_.convert_half
                                  : streaming                                        ? host_.convert_streaming
-                                                                                    : host_.convert_plain;
+                                 : workers_ == 0 ? host_.convert_plain_reused
+                                                 : host_.convert_plain;
     const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
     return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
 }
