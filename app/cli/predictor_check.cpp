@@ -26,7 +26,8 @@ struct Checked {
     PipelineConfig config;
     Metrics predicted, measured;
     double error() const {
-        return measured.samples_per_s > 0 ? predicted.samples_per_s / measured.samples_per_s - 1 : INFINITY;
+        if (measured.samples_per_s > 0) return predicted.samples_per_s / measured.samples_per_s - 1;
+        return predicted.samples_per_s > 0 ? INFINITY : 0;  // no batch in the run, and none predicted: agreed
     }
     double stall_error() const { return predicted.stall - measured.stall; }
     double busy_error() const { return predicted.gpu_busy - measured.gpu_busy; }
@@ -41,6 +42,12 @@ std::string knobs_of(const PipelineConfig& config) {
     for (const KnobDifference& d : knob_differences(defaults, config))
         text += fmt::format("{}{}={}", text.empty() ? "" : " ", d.knob->key, d.b);
     return text.empty() ? "(the defaults)" : text;
+}
+
+// "+12.3%", or "no batch" for a run that finished none in its seconds where some were predicted (its
+// error has no size: it counts as a miss, and sorts first among the worst).
+std::string error_text(const Checked& c) {
+    return std::isfinite(c.error()) ? fmt::format("{:+.1f}%", 100 * c.error()) : "no batch";
 }
 
 double share_within(const std::vector<double>& values, double bound) {
@@ -82,9 +89,9 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool json) {
         results.push_back(c);
         if (!json)
             fmt::print(
-                "{:>4} {:>+7.1f}%  measured {:>10.0f} predicted {:>10.0f} samples/s  stall {:.2f}/{:.2f}  "
+                "{:>4} {:>8}  measured {:>10.0f} predicted {:>10.0f} samples/s  stall {:.2f}/{:.2f}  "
                 "busy {:.2f}/{:.2f}  {}\n",
-                i, 100 * c.error(), c.measured.samples_per_s, c.predicted.samples_per_s, c.measured.stall,
+                i, error_text(c), c.measured.samples_per_s, c.predicted.samples_per_s, c.measured.stall,
                 c.predicted.stall, c.measured.gpu_busy, c.predicted.gpu_busy, knobs_of(c.config));
         std::fflush(stdout);
     }
@@ -120,7 +127,10 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool json) {
         std::cout << nlohmann::json{{"predictor_check", summary}, {"configs", each}}.dump() << std::endl;
         return kExitOk;
     }
-    const auto share = [&](const char* key) { return format_share(summary[key].get<double>()); };
+    const auto share = [&](const char* key) {
+        const double value = summary[key].is_number() ? summary[key].get<double>() : INFINITY;
+        return std::isfinite(value) ? format_share(value) : std::string("a run with no batch");
+    };
     fmt::print(
         "\nsamples/s within 10%: {} of configs, within 25%: {} (|error| p50 {}, p90 {}, p99 {}, max {})\n"
         "stall within 0.1: {}; GPU busy within 0.1: {}\n",
@@ -133,7 +143,7 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool json) {
               [](const Checked* a, const Checked* b) { return std::abs(a->error()) > std::abs(b->error()); });
     fmt::print("the worst:\n");
     for (size_t i = 0; i < worst.size() && i < 8; ++i)
-        fmt::print("  {:>+7.1f}%  {}\n", 100 * worst[i]->error(), knobs_of(worst[i]->config));
+        fmt::print("  {:>8}  {}\n", error_text(*worst[i]), knobs_of(worst[i]->config));
     return kExitOk;
 }
 
