@@ -26,15 +26,10 @@ void write(const std::filesystem::path& path, const std::string& bytes) {
         .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// A folder of this test process's own: ctest runs test cases as parallel processes.
+// A folder of this test process's own (ctest runs test cases as parallel processes), removed when the
+// process ends: a folder of its own name under /tmp was left behind by every run.
 std::filesystem::path folder() {
-    static const std::filesystem::path dir = [] {
-        auto d =
-            std::filesystem::temp_directory_path() / ("pinscope_cli_capture_" + std::to_string(::getpid()));
-        std::filesystem::create_directories(d);
-        return d;
-    }();
-    return dir;
+    return scratch_folder();
 }
 
 // A quick copy-bound run (big batches, no CPU work, two streams), pinned or not.
