@@ -92,6 +92,24 @@ double per_sample_ns() {
            config.batch_size;
 }
 
+// Buffers taken in turn, each written by another thread just before this one uses it: a batch a worker
+// has just built, as the pin copy and pageable staging meet it (in memory, not in this core's cache).
+class WrittenByAWorker {
+  public:
+    WrittenByAWorker(size_t count, size_t bytes) : buffers_(count, std::vector<std::byte>(bytes)) {}
+    // The next buffer, written by another thread.
+    void next() {
+        ++turn_;
+        std::vector<std::byte>& buffer = current();
+        std::thread([&buffer] { std::memset(buffer.data(), 2, buffer.size()); }).join();
+    }
+    std::vector<std::byte>& current() { return buffers_[turn_ % buffers_.size()]; }
+
+  private:
+    std::vector<std::vector<std::byte>> buffers_;
+    size_t turn_ = 0;
+};
+
 // The pin thread copies a batch a worker has just written on another core into the next buffer of the
 // pinned pool: the source comes from memory, not this core's cache. Timed the same way, two sources and
 // four destinations in turn: one buffer copied to one other again and again stays in the cache up to a few
@@ -99,15 +117,11 @@ double per_sample_ns() {
 // (its pin spans: 920 us; the model had the default pin_memory config twice as fast as it ran).
 double memcpy_gbps(double bytes) {
     const size_t size = static_cast<size_t>(bytes);
-    std::vector<std::vector<std::byte>> from(2, std::vector<std::byte>(size, std::byte{1}));
-    std::vector<std::vector<std::byte>> to(4, std::vector<std::byte>(size, std::byte{2}));
+    WrittenByAWorker from(2, size);
+    std::vector<std::vector<std::byte>> to(4, std::vector<std::byte>(size, std::byte{1}));
     size_t turn = 0;
-    auto written_by_a_worker = [&] {
-        ++turn;
-        std::vector<std::byte>& source = from[turn % from.size()];
-        std::thread([&] { std::memset(source.data(), 3, source.size()); }).join();
-    };
-    auto copy = [&] { std::memcpy(to[turn % to.size()].data(), from[turn % from.size()].data(), size); };
+    auto copy = [&] { std::memcpy(to[turn++ % to.size()].data(), from.current().data(), size); };
+    auto written_by_a_worker = [&] { from.next(); };
     return bytes / median_ns(bytes, copy, written_by_a_worker, std::max(48e6, 12 * bytes));
 }
 
@@ -134,15 +148,11 @@ double first_touch_gbps() {
 // taken in turn, at least 12 times: with one buffer and 3 times at 16 MiB, the prediction of one
 // pageable config moved from 178 to 252 samples/s between two processes on that host.
 double staging_gbps(double bytes) {
-    std::vector<std::vector<std::byte>> hosts(2, std::vector<std::byte>(static_cast<size_t>(bytes)));
-    size_t turn = 0;
-    auto written_by_a_worker = [&] {
-        turn = (turn + 1) % hosts.size();
-        std::thread([&] { std::memset(hosts[turn].data(), 2, hosts[turn].size()); }).join();
-    };
+    WrittenByAWorker hosts(2, static_cast<size_t>(bytes));
     auto stage = [&] {
-        PageableStaging::stage(hosts[turn].data(), hosts[turn].size(), StagingDirection::to_device);
+        PageableStaging::stage(hosts.current().data(), hosts.current().size(), StagingDirection::to_device);
     };
+    auto written_by_a_worker = [&] { hosts.next(); };
     return bytes / median_ns(bytes, stage, written_by_a_worker, std::max(48e6, 12 * bytes));
 }
 
