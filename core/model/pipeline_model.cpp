@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/host_threads.h"
 #include "core/model/model_gpu.h"
 #include "core/pipeline/worker_assignment.h"
 
-// Index of this file:
-// [SECTION] The host: threads, cores and the memory bus
+// Index of this file (the host's threads, cores and memory bus: host_threads.h):
 // [SECTION] The model: set-up and the event loop
 // [SECTION] Workers and the pin thread
 // [SECTION] The train loop
@@ -15,61 +15,7 @@
 namespace pinscope::model {
 namespace {
 
-//------------------------------------------------------------------------------------------------------------
-// [SECTION] The host: threads, cores and the memory bus
-//------------------------------------------------------------------------------------------------------------
-
 constexpr int64_t kStreamingSampleBytes = 256 << 10;  // dataset.cpp's threshold for streaming stores
-constexpr double kDone = 1e-6;                        // ns of work left that counts as none
-
-// One host thread: asleep until `wake`, working through `left` ns of CPU time (shared with the other
-// working threads), blocked on something the model checks, or idle.
-struct HostThread {
-    enum class Phase : uint8_t { idle, sleeping, working, blocked };
-    Phase phase = Phase::idle;
-    double wake = kNever;
-    double left = 0;     // ns of work at full speed
-    double bus_use = 0;  // the part of the memory bus this work uses alone (0: none)
-    double rate = 0;     // work done per ns now
-    int step = 0;        // where the thread is in its own program
-    int64_t batch = -1;
-
-    void sleep(double now, double ns) {
-        phase = ns > 0 ? Phase::sleeping : Phase::idle;
-        wake = now + ns;
-    }
-    void work(double ns, double bus = 0) {
-        phase = Phase::working;
-        left = std::max(ns, 0.0);
-        bus_use = bus;
-    }
-    // Still asleep or still working: its program has nothing to decide yet.
-    bool busy(double now) const {
-        return (phase == Phase::sleeping && wake > now) || (phase == Phase::working && left > kDone);
-    }
-};
-
-// Working threads share the cores evenly, as much of them as other processes leave this one. Memory-bound
-// ones also share the bus: each alone uses a part of it (1 / (2 * its share of two)), and when the parts of
-// those running at once sum over the whole, each slows in proportion.
-void share_host(std::vector<HostThread*>& threads, const HostRates& host) {
-    int working = 0;
-    for (HostThread* t : threads) working += t->phase == HostThread::Phase::working;
-    const double cores = host.usable_cores();
-    const double cpu = working > cores ? cores / working : 1.0;
-    double bus = 0;
-    for (HostThread* t : threads)
-        if (t->phase == HostThread::Phase::working) bus += t->bus_use * cpu;
-    const double slow = bus > 1 ? 1 / bus : 1.0;
-    for (HostThread* t : threads)
-        if (t->phase == HostThread::Phase::working) t->rate = cpu * (t->bus_use > 0 ? slow : 1.0);
-}
-
-// The part of the bus one thread uses alone, from what each of two gets: two that each keep all of their
-// speed use half each; two that each keep half use all of it.
-double bus_use(const ByteRateCurve& share_of_two, double bytes) {
-    return 1 / (2 * std::max(0.3, share_of_two.at(bytes)));
-}
 
 // A pool of batch buffers (host_buffer_pool.h): a buffer is allocated when none is free, and a fresh
 // one pays its first touch (HostRates::first_touch_gbps) on its first batch.

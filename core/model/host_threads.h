@@ -1,0 +1,51 @@
+#pragma once
+// The host as the pipeline model (pipeline_model.h) sees it: threads that sleep, work or block, sharing
+// the cores this process gets and, when their work is memory-bound, the memory bus.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/model/host_rates.h"
+#include "core/model/model_gpu.h"
+
+namespace pinscope::model {
+
+constexpr double kDone = 1e-6;  // ns of work left that counts as none
+
+// One host thread: asleep until `wake`, working through `left` ns of CPU time (shared with the other
+// working threads), blocked on something the model checks, or idle.
+struct HostThread {
+    enum class Phase : uint8_t { idle, sleeping, working, blocked };
+    Phase phase = Phase::idle;
+    double wake = kNever;
+    double left = 0;     // ns of work at full speed
+    double bus_use = 0;  // the part of the memory bus this work uses alone (0: none)
+    double rate = 0;     // work done per ns now
+    int step = 0;        // where the thread is in its own program
+    int64_t batch = -1;
+
+    void sleep(double now, double ns) {
+        phase = ns > 0 ? Phase::sleeping : Phase::idle;
+        wake = now + ns;
+    }
+    void work(double ns, double bus = 0) {
+        phase = Phase::working;
+        left = std::max(ns, 0.0);
+        bus_use = bus;
+    }
+    // Still asleep or still working: its program has nothing to decide yet.
+    bool busy(double now) const {
+        return (phase == Phase::sleeping && wake > now) || (phase == Phase::working && left > kDone);
+    }
+};
+
+// Working threads share the cores evenly, as much of them as other processes leave this one. Memory-bound
+// ones also share the bus: each alone uses a part of it (1 / (2 * its share of two)), and when the parts of
+// those running at once sum over the whole, each slows in proportion. Sets each working thread's rate.
+void share_host(std::vector<HostThread*>& threads, const HostRates& host);
+
+// The part of the bus one thread uses alone, from what each of two gets: two that each keep all of their
+// speed use half each; two that each keep half use all of it.
+double bus_use(const ByteRateCurve& share_of_two, double bytes);
+
+}  // namespace pinscope::model
