@@ -53,30 +53,40 @@ PipelineConfig image_config(int64_t sample_side, int64_t batch_size) {
     return config;
 }
 
+// Buffers for the convert measurements, made once per measure_host_rates(): four of the largest batch
+// (or sample) measured, faulted in once. Four pools of four fresh buffers per curve point cost 1.2 s of
+// page faults a measurement on this project's VM.
+struct ConvertBuffers {
+    static constexpr size_t kCount = 4;
+    std::vector<std::vector<std::byte>> buffers;
+    ConvertBuffers() {
+        const double largest = std::max(ByteRateCurve::size_at(ByteRateCurve::kPoints - 1), 256.0 * 256 * 4);
+        buffers.assign(kCount, std::vector<std::byte>(static_cast<size_t>(largest)));
+    }
+};
+
 // Converting a batch of `bytes` (output in `dtype`) with samples of `sample_side`^2 elements each, into
-// `buffers` buffers in turn. Workers fill the pool's buffers in turn: filling one buffer again and again
-// keeps it in the cache, and on this project's VM 3 workers writing 6.4 MiB batches with plain stores
-// straight into pinned buffers ran at 40% of what that predicted. Inline loading reuses one.
-double convert_gbps(double bytes, int64_t sample_side, double per_sample_ns,
-                    TransferDtype dtype = TransferDtype::float32, int buffers = 4) {
+// `buffers` of the given ones in turn. Workers fill the pool's buffers in turn: filling one buffer again
+// and again keeps it in the cache, and on this project's VM 3 workers writing 6.4 MiB batches with plain
+// stores straight into pinned buffers ran at 40% of what that predicted. Inline loading reuses one.
+double convert_gbps(ConvertBuffers& into, double bytes, int64_t sample_side, double per_sample_ns,
+                    TransferDtype dtype = TransferDtype::float32, size_t buffers = ConvertBuffers::kCount) {
     const int64_t sample_bytes = sample_side * sample_side * element_bytes(dtype);
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / sample_bytes);
     PipelineConfig config = image_config(sample_side, batch);
     config.transfer_dtype = dtype;
     const std::unique_ptr<Dataset> dataset = make_dataset(config);
-    std::vector<std::vector<std::byte>> pool(
-        static_cast<size_t>(buffers), std::vector<std::byte>(static_cast<size_t>(batch * sample_bytes)));
+    const double out_bytes = static_cast<double>(batch * sample_bytes);
     size_t turn = 0;
     const std::atomic<bool> stop{false};
     const double ns = median_ns(
-        static_cast<double>(pool[0].size()),
+        out_bytes,
         [&] {
-            std::byte* out = pool[turn % pool.size()].data();
+            std::byte* out = into.buffers[turn % buffers].data();
             for (int64_t k = 0; k < batch; ++k) dataset->fetch(k, out + k * sample_bytes, stop);
         },
         [&] { ++turn; });
-    return static_cast<double>(pool[0].size()) /
-           std::max(ns - per_sample_ns * static_cast<double>(batch), 1.0);
+    return out_bytes / std::max(ns - per_sample_ns * static_cast<double>(batch), 1.0);
 }
 
 double per_sample_ns() {
@@ -366,14 +376,16 @@ HostRates measure_host_rates() {
     HostRates rates;
     rates.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     rates.per_sample_ns = per_sample_ns();
+    ConvertBuffers into;
     for (int i = 0; i < ByteRateCurve::kPoints; ++i) {
         const double bytes = ByteRateCurve::size_at(i);
-        rates.convert_plain.gbps[i] = convert_gbps(bytes, 128, rates.per_sample_ns);
+        const double sample_ns = rates.per_sample_ns;
+        rates.convert_plain.gbps[i] = convert_gbps(into, bytes, 128, sample_ns);
         rates.convert_plain_reused.gbps[i] =
-            convert_gbps(bytes, 128, rates.per_sample_ns, TransferDtype::float32, 1);
-        rates.convert_streaming.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns);
-        rates.convert_uint8.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns, TransferDtype::uint8);
-        rates.convert_half.gbps[i] = convert_gbps(bytes, 256, rates.per_sample_ns, TransferDtype::float16);
+            convert_gbps(into, bytes, 128, sample_ns, TransferDtype::float32, 1);
+        rates.convert_streaming.gbps[i] = convert_gbps(into, bytes, 256, sample_ns);
+        rates.convert_uint8.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::uint8);
+        rates.convert_half.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float16);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes);
         rates.staging_rate.gbps[i] = staging_gbps(bytes);
         rates.staging_from_device_rate.gbps[i] = staging_from_device_gbps(bytes);
