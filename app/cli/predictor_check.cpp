@@ -128,7 +128,7 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool json) {
         return kExitOk;
     }
     const auto share = [&](const char* key) {
-        const double value = summary[key].is_number() ? summary[key].get<double>() : INFINITY;
+        const double value = summary[key].get<double>();  // infinite where a run finished no batch
         return std::isfinite(value) ? format_share(value) : std::string("a run with no batch");
     };
     fmt::print(
