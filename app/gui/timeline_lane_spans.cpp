@@ -14,10 +14,6 @@ namespace {
 constexpr float kHoverSlackPx = 3.f;
 constexpr float kMinOutlinedPx = 4.f;  // narrower, an outline is all one would see of a span
 
-bool is_copy(SpanKind kind) {
-    return kind == SpanKind::h2d || kind == SpanKind::d2h;
-}
-
 // `text` cut to at most `bytes` bytes, ending in "..." when cut, never inside a UTF-8 character.
 std::string elided(std::string_view text, size_t bytes) {
     if (text.size() <= bytes) return std::string(text);

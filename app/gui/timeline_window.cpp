@@ -445,15 +445,14 @@ void TimelineWindow::tooltip(const HoveredSpan& hovered, const TraceStore& store
     if (s.bytes) {
         ImGui::Text("bytes     %s (%s)", format_bytes(static_cast<double>(s.bytes)).c_str(),
                     format_count(static_cast<double>(s.bytes)).c_str());
-        const bool moves_bytes = s.kind == SpanKind::h2d || s.kind == SpanKind::d2h ||
-                                 s.kind == SpanKind::pin || s.kind == SpanKind::stage;
+        const bool moves_bytes = is_copy(s.kind) || s.kind == SpanKind::pin || s.kind == SpanKind::stage;
         const double real_seconds = ns_to_s(s.duration()) / std::max(slow_motion, 1.0);
         if (moves_bytes && real_seconds > 0)
             ImGui::Text("rate      %s", format_rate(static_cast<double>(s.bytes) / real_seconds).c_str());
     }
     if (s.memory != HostMemory::none)
         ImGui::Text("memory    %s%s", std::string(host_memory_name(s.memory)).c_str(),
-                    s.memory == HostMemory::pageable && (s.kind == SpanKind::h2d || s.kind == SpanKind::d2h)
+                    s.memory == HostMemory::pageable && is_copy(s.kind)
                         ? " (staged by the driver: slower, and the host thread waits)"
                         : "");
     if (s.cut) ImGui::Text("cut       the run ended before this work did");

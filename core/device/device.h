@@ -22,6 +22,9 @@
 
 namespace pinscope {
 
+// A host page: buffers are rounded up to whole pages and aligned to them, as the OS maps them.
+inline constexpr size_t kPageBytes = 4096;
+
 class Device;
 
 // The host's physical memory in bytes; 0 where the system does not say. What budgets of memory (pinned

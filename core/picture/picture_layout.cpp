@@ -76,10 +76,6 @@ std::vector<const LaneInfo*> ordered_lanes(const TraceStore& store) {
     return lanes;
 }
 
-bool is_copy(SpanKind kind) {
-    return kind == SpanKind::h2d || kind == SpanKind::d2h;
-}
-
 // What the legend explains: the kinds whose colours the boxes show, then the hatching and the folds if
 // any box has them. A picture of three lanes does not list eight kinds.
 std::vector<LegendEntry> legend_entries(const std::vector<PictureRow>& rows,

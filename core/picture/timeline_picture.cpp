@@ -32,10 +32,6 @@ Look look_of(const PictureOptions& options) {
     return options.dark ? Look{kDarkPalette, kDarkChrome} : Look{kLightPalette, kLightChrome};
 }
 
-bool is_copy(SpanKind kind) {
-    return kind == SpanKind::h2d || kind == SpanKind::d2h;
-}
-
 // Black or white, whichever reads better on `colour`.
 Rgb text_on(Rgb colour) {
     const double luma = 0.299 * colour.r + 0.587 * colour.g + 0.114 * colour.b;

@@ -46,6 +46,11 @@ inline std::string_view span_kind_name(SpanKind kind) {
     return is_builtin(kind) ? kSpanKindNames[static_cast<int>(kind)] : std::string_view();
 }
 
+// A copy over the link, in either direction (a pin or a stage span moves bytes too, but on the host).
+inline bool is_copy(SpanKind kind) {
+    return kind == SpanKind::h2d || kind == SpanKind::d2h;
+}
+
 // Which host memory a copy touched. Pageable copies are the lesson of the whole tool, so every span
 // that moves bytes says which it was.
 enum class HostMemory : uint8_t { none, pageable, pinned };

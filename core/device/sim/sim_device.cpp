@@ -29,7 +29,6 @@ namespace {
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
 // How late the device thread may note a completion that no caller has (run_device_thread says why).
 constexpr TimeNs kDeviceThreadGrace = 50 * kNsPerUs;
-constexpr size_t kPageBytes = 4096;
 
 //------------------------------------------------------------------------------------------------------------
 // [SECTION] Helpers: lanes, the cost of a call
