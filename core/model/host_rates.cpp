@@ -200,25 +200,29 @@ double concurrent_gbps(int threads, double bytes, const std::function<void(int)>
     return sum / threads;
 }
 
-// What each of two threads gets of what one alone gets, converting (streaming stores) or copying
-// batches of `bytes` each.
-std::pair<double, double> shares_of_two(double bytes) {
+// How many threads' worth of the memory bus `threads` threads converting (streaming stores) or copying
+// batches of `bytes` each get at once: their count times what each gets of what one alone gets.
+std::pair<double, double> bus_threads(int threads, double bytes) {
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / (256 * 256 * 4));
     const PipelineConfig config = image_config(256, batch);
     const std::unique_ptr<Dataset> dataset = make_dataset(config);
     const size_t size = static_cast<size_t>(config.batch_bytes());
-    std::vector<std::vector<std::byte>> out(2, std::vector<std::byte>(size)), from(out), to(out);
+    // The copy reads what the convert wrote: a third set of buffers per thread would cost a few hundred
+    // MiB of page faults at 64 MiB batches.
+    std::vector<std::vector<std::byte>> out(static_cast<size_t>(threads), std::vector<std::byte>(size)),
+        to(out);
     const std::atomic<bool> stop{false};
     auto convert = [&](int t) {
         for (int64_t k = 0; k < batch; ++k)
             dataset->fetch(k, out[t].data() + k * config.sample_bytes(), stop);
     };
-    auto copy = [&](int t) { std::memcpy(to[t].data(), from[t].data(), size); };
-    const double convert_share = concurrent_gbps(2, static_cast<double>(size), convert) /
+    auto copy = [&](int t) { std::memcpy(to[t].data(), out[t].data(), size); };
+    const double n = threads;
+    const double convert_share = concurrent_gbps(threads, static_cast<double>(size), convert) /
                                  concurrent_gbps(1, static_cast<double>(size), convert);
-    const double copy_share = concurrent_gbps(2, static_cast<double>(size), copy) /
+    const double copy_share = concurrent_gbps(threads, static_cast<double>(size), copy) /
                               concurrent_gbps(1, static_cast<double>(size), copy);
-    return {std::clamp(convert_share, 0.3, 1.0), std::clamp(copy_share, 0.3, 1.0)};
+    return {n * std::clamp(convert_share, 0.3, 1.0), n * std::clamp(copy_share, 0.3, 1.0)};
 }
 
 // Half a round trip between two threads through BlockingQueues, each popper blocked when its item comes.
@@ -389,9 +393,10 @@ HostRates measure_host_rates() {
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes);
         rates.staging_rate.gbps[i] = staging_gbps(bytes);
         rates.staging_from_device_rate.gbps[i] = staging_from_device_gbps(bytes);
-        const auto [convert_share, copy_share] = rates.cores > 1 ? shares_of_two(bytes) : std::pair{1.0, 1.0};
-        rates.convert_share_of_two.gbps[i] = convert_share;
-        rates.memcpy_share_of_two.gbps[i] = copy_share;
+        const int threads = HostRates::bus_threads_measured(rates.cores);
+        const auto [convert_bus, copy_bus] = threads > 1 ? bus_threads(threads, bytes) : std::pair{1.0, 1.0};
+        rates.convert_bus_threads.gbps[i] = convert_bus;
+        rates.memcpy_bus_threads.gbps[i] = copy_bus;
     }
     rates.device_call_us = device_call_us();
     rates.handoff_us = handoff_us();
@@ -410,11 +415,13 @@ std::string describe(const HostRates& host) {
                                  ? fmt::format(" ({:.1f} available)", host.usable_cores())
                                  : "";
     return fmt::format(
-        "{} cores{}, convert {}, memcpy {}, first touch {}, a 200 us sleep "
-        "ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us, GPU wake-up {:.0f} us",
+        "{} cores{}, convert {}, memcpy {}, memory bus {:.1f} converting threads' worth at 16 MiB, first "
+        "touch {}, a 200 us sleep ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us, GPU "
+        "wake-up {:.0f} us",
         host.cores, busy, format_gbps(host.convert_plain.at(1 << 20)),
-        format_gbps(host.memcpy_rate.at(1 << 20)), format_gbps(host.first_touch_gbps),
-        host.sleep_overshoot.at(1, 200), host.sleep_overshoot.at(16, 200), host.handoff_us, host.gpu_wake_us);
+        format_gbps(host.memcpy_rate.at(1 << 20)), host.convert_bus_threads.at(16 << 20),
+        format_gbps(host.first_touch_gbps), host.sleep_overshoot.at(1, 200), host.sleep_overshoot.at(16, 200),
+        host.handoff_us, host.gpu_wake_us);
 }
 
 namespace {

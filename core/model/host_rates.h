@@ -59,9 +59,16 @@ struct HostRates {
     // ... and from it (D2H): writing a pageable buffer that is not in cache is slower than reading one (on
     // the H100 host, 8 MiB results ran a fifth slower than the H2D rate said).
     ByteRateCurve staging_from_device_rate;
-    // Two threads doing the same memory-bound work at once share the memory bus: what each gets of what
-    // it gets alone (1: no sharing, as in cache), by working-set size, in GB/s units of ByteRateCurve.
-    ByteRateCurve convert_share_of_two, memcpy_share_of_two;
+    // Threads doing the same memory-bound work at once share the memory bus: how many threads' worth of
+    // it there is, by working-set size (in the GB/s slots of ByteRateCurve): kBusThreads(cores) threads
+    // run at once, and this is their count times what each gets of what one gets alone. 2 on two cores
+    // that keep all of their speed together, as in cache.
+    ByteRateCurve convert_bus_threads, memcpy_bus_threads;
+    // Threads run at once to measure the bus: up to four. Two on a 16-core host may land on one physical
+    // core's two hardware threads and halve each other there, which says nothing of the bus: the model
+    // then held 4 workers to one thread's bandwidth (3x512x512 batches predicted at 5,000 samples/s where
+    // the simulated GPU ran 16,400, on the H100 machine's host).
+    static int bus_threads_measured(int cores) { return std::clamp(cores, 1, 4); }
     double device_call_us = 0;  // one call into the simulated GPU, its bookkeeping included
     double handoff_us = 0;      // a BlockingQueue push until the blocked popper runs
     // A simulated GPU op's end until the host thread waiting on it runs.

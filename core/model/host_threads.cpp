@@ -15,8 +15,8 @@ void share_host(std::vector<HostThread*>& threads, const HostRates& host) {
         if (t->phase == HostThread::Phase::working) t->rate = cpu * (t->bus_use > 0 ? slow : 1.0);
 }
 
-double bus_use(const ByteRateCurve& share_of_two, double bytes) {
-    return 1 / (2 * std::max(0.3, share_of_two.at(bytes)));
+double bus_use(const ByteRateCurve& bus_threads, double bytes) {
+    return 1 / std::max(0.6, bus_threads.at(bytes));
 }
 
 }  // namespace pinscope::model

@@ -40,12 +40,12 @@ struct HostThread {
 };
 
 // Working threads share the cores evenly, as much of them as other processes leave this one. Memory-bound
-// ones also share the bus: each alone uses a part of it (1 / (2 * its share of two)), and when the parts of
+// ones also share the bus: each alone uses a part of it (1 / the bus's threads' worth), and when the parts of
 // those running at once sum over the whole, each slows in proportion. Sets each working thread's rate.
 void share_host(std::vector<HostThread*>& threads, const HostRates& host);
 
-// The part of the bus one thread uses alone, from what each of two gets: two that each keep all of their
-// speed use half each; two that each keep half use all of it.
-double bus_use(const ByteRateCurve& share_of_two, double bytes);
+// The part of the bus one thread uses alone, from how many threads' worth of it there is
+// (HostRates::convert_bus_threads): of a bus worth 4 threads, a quarter.
+double bus_use(const ByteRateCurve& bus_threads, double bytes);
 
 }  // namespace pinscope::model

@@ -215,8 +215,8 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       handoff_ns_(host.handoff_us * 1e3),
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
       pin_ns_(host.memcpy_rate.ns_for(static_cast<double>(config.batch_bytes()))),
-      convert_bus_(bus_use(host.convert_share_of_two, static_cast<double>(config.batch_bytes()))),
-      pin_bus_(bus_use(host.memcpy_share_of_two, static_cast<double>(config.batch_bytes()))),
+      convert_bus_(bus_use(host.convert_bus_threads, static_cast<double>(config.batch_bytes()))),
+      pin_bus_(bus_use(host.memcpy_bus_threads, static_cast<double>(config.batch_bytes()))),
       first_touch_ns_(host.first_touch_ns(static_cast<double>(config.batch_bytes()))) {
     threads_.resize(static_cast<size_t>(workers_) + 2);
     for (HostThread& t : threads_) thread_ptrs_.push_back(&t);
@@ -666,7 +666,7 @@ bool Model::loop_issue_wait(HostThread& t) {
         const ByteRateCurve& rate =
             op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
         t.work(op.bytes / rate.at(op.bytes) + engine_rules::pageable_extra_us(gpu_.calibration()) * 1e3,
-               bus_use(host_.memcpy_share_of_two, op.bytes));
+               bus_use(host_.memcpy_bus_threads, op.bytes));
         staging_started_ = now_;
         loop_step_ = LoopStep::stage;
         return true;

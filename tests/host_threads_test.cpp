@@ -1,0 +1,71 @@
+// The host as the pipeline model sees it (core/model/host_threads.h): working threads share the cores and,
+// when memory-bound, the memory bus, whose size is measured in threads' worth (HostRates). Deterministic:
+// the rates are set here, not measured.
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "core/model/host_threads.h"
+
+namespace pinscope::model {
+namespace {
+
+HostRates host_of(int cores, double bus_threads) {
+    HostRates host;
+    host.cores = cores;
+    host.cores_available = cores;
+    host.convert_bus_threads.gbps.fill(bus_threads);
+    return host;
+}
+
+// `count` workers converting batches of `bytes` at once: the rate each gets.
+std::vector<double> rates_of(int count, const HostRates& host, double bytes = 48 << 20) {
+    std::vector<HostThread> workers(static_cast<size_t>(count));
+    std::vector<HostThread*> threads;
+    for (HostThread& w : workers) {
+        w.work(1e6, bus_use(host.convert_bus_threads, bytes));
+        threads.push_back(&w);
+    }
+    share_host(threads, host);
+    std::vector<double> rates;
+    for (const HostThread& w : workers) rates.push_back(w.rate);
+    return rates;
+}
+
+TEST_CASE("workers on cores to spare keep their speed while the bus they share has room for them") {
+    // Four workers on 16 cores, a bus worth four converting threads: each at full speed.
+    for (double rate : rates_of(4, host_of(16, 4.0))) CHECK(rate == doctest::Approx(1.0));
+    // Eight on the same bus share it: half each.
+    for (double rate : rates_of(8, host_of(16, 4.0))) CHECK(rate == doctest::Approx(0.5));
+    // The reading that made four workers convert one after another on a 16-core host: a bus worth one
+    // thread (two measured threads that halved each other) gives each a quarter.
+    for (double rate : rates_of(4, host_of(16, 1.0))) CHECK(rate == doctest::Approx(0.25));
+}
+
+TEST_CASE("working threads beyond the cores share them, and the bus only for what they use of it") {
+    // Four workers on two cores, a bus with room for all: half a core each.
+    for (double rate : rates_of(4, host_of(2, 8.0))) CHECK(rate == doctest::Approx(0.5));
+    // At half a core each, four workers use the bus of two running flat out: a bus worth two is full but
+    // not over, so the cores alone slow them.
+    for (double rate : rates_of(4, host_of(2, 2.0))) CHECK(rate == doctest::Approx(0.5));
+    // A thread that is not memory-bound (decode) keeps its core's share when the bus is over full: one
+    // converting thread on a bus measured at 0.6 of a thread's worth runs at 0.6, the decode beside it at 1.
+    HostRates host = host_of(2, 0.6);
+    HostThread convert, decode;
+    convert.work(1e6, bus_use(host.convert_bus_threads, 48 << 20));
+    decode.work(1e6);
+    std::vector<HostThread*> threads = {&convert, &decode};
+    share_host(threads, host);
+    CHECK(decode.rate == doctest::Approx(1.0));
+    CHECK(convert.rate == doctest::Approx(0.6));
+}
+
+TEST_CASE("a bus measured at less than a thread's worth is taken as 0.6 of one, as the noise floor") {
+    CHECK(bus_use(host_of(16, 0.2).convert_bus_threads, 1 << 20) == doctest::Approx(1 / 0.6));
+    CHECK(HostRates::bus_threads_measured(1) == 1);
+    CHECK(HostRates::bus_threads_measured(2) == 2);
+    CHECK(HostRates::bus_threads_measured(16) == 4);
+}
+
+}  // namespace
+}  // namespace pinscope::model
