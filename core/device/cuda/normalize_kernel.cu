@@ -7,7 +7,7 @@
 namespace pinscope::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kNormalizeThreads = 256;  // per block
 
 struct Constants {
     float scale[3], bias[3];
@@ -38,10 +38,11 @@ cudaError_t launch_normalize_kernel(const NormalizeArgs& a, int sm_count, cudaSt
     const auto channel = static_cast<uint32_t>(std::max<int64_t>(a.channel_elements, 1));
     const auto first = static_cast<uint32_t>(a.first_element % sample);
     // Enough blocks to fill every SM several times over; the loop strides over the rest.
-    const size_t wanted = (a.pixels + kThreads - 1) / kThreads;
+    const size_t wanted = (a.pixels + kNormalizeThreads - 1) / kNormalizeThreads;
     const int blocks =
         static_cast<int>(std::min<size_t>(wanted, static_cast<size_t>(std::max(sm_count, 1)) * 8));
-    normalize_kernel<<<blocks, kThreads, 0, stream>>>(a.input, a.output, a.pixels, first, sample, channel, k);
+    normalize_kernel<<<blocks, kNormalizeThreads, 0, stream>>>(a.input, a.output, a.pixels, first, sample,
+                                                               channel, k);
     return cudaGetLastError();
 }
 
