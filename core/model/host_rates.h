@@ -60,9 +60,9 @@ struct HostRates {
     // the H100 host, 8 MiB results ran a fifth slower than the H2D rate said).
     ByteRateCurve staging_from_device_rate;
     // Threads doing the same memory-bound work at once share the memory bus: how many threads' worth of
-    // it there is, by working-set size (in the GB/s slots of ByteRateCurve): kBusThreads(cores) threads
-    // run at once, and this is their count times what each gets of what one gets alone. 2 on two cores
-    // that keep all of their speed together, as in cache.
+    // it there is, by working-set size (in the GB/s slots of ByteRateCurve): bus_threads_measured(cores)
+    // threads run at once, and this is their count times what each gets of what one gets alone. 2 on two
+    // cores that keep all of their speed together, as in cache.
     ByteRateCurve convert_bus_threads, memcpy_bus_threads;
     // Threads run at once to measure the bus: up to four. Two on a 16-core host may land on one physical
     // core's two hardware threads and halve each other there, which says nothing of the bus: the model
