@@ -49,6 +49,11 @@ def sustained_h2d(compare, probe):
             "value": f"{100 * ratio:.0f}%", "target": ">= 90%", "ok": ratio >= 0.9, "setting": setting_of(direct).label()}
 
 
+def print_progress(row):
+    """A check's row as soon as it is measured: the run is long, and the table comes only at its end."""
+    print(f"  {row['check']:<72} {row['value']:>7}: {row['measured']}", flush=True)
+
+
 def cupti_cost(binary, compare, seconds_scale=1.0, pairs=5):
     """Each workload's best setting in the compare file (else direct pinning with the most workers the host
     allows), with CUPTI and with --no-cupti (host spans on, GPU spans timed by events), in pairs run back to
@@ -73,7 +78,7 @@ def cupti_cost(binary, compare, seconds_scale=1.0, pairs=5):
                "measured": f"{median(on):,.0f} with CUPTI vs {median(off):,.0f} samples/s without (medians of "
                            f"{pairs}; pairs' costs {', '.join(f'{100 * (1 - a / b):+.1f}%' for a, b in zip(on, off))})",
                "value": f"{100 * cost:+.1f}%", "target": "<= 3%", "ok": cost <= 0.03}
-        print(f"  {row['check']:<72} {row['value']:>7}: {row['measured']}", flush=True)
+        print_progress(row)
         rows.append(row)
     return rows
 
@@ -137,7 +142,7 @@ def simulation(binary, compare, calibration, repeats=3, seconds_scale=1.0):
                "measured": f"sim {median(sim):,.0f} vs real {median(real):,.0f} samples/s (medians; "
                            f"real {min(real):,.0f}-{max(real):,.0f}, sim {min(sim):,.0f}-{max(sim):,.0f})",
                "value": f"{100 * error:+.1f}%", "target": "within 5%", "ok": abs(error) <= 0.05}
-        print(f"  {row['check']:<72} {row['value']:>7}: {row['measured']}", flush=True)
+        print_progress(row)
         rows.append(row)
     return rows
 

@@ -381,6 +381,7 @@ HostRates measure_host_rates() {
     rates.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     rates.per_sample_ns = per_sample_ns();
     ConvertBuffers into;
+    const int bus_measured_by = HostRates::bus_threads_measured(rates.cores);
     for (int i = 0; i < ByteRateCurve::kPoints; ++i) {
         const double bytes = ByteRateCurve::size_at(i);
         const double sample_ns = rates.per_sample_ns;
@@ -393,8 +394,8 @@ HostRates measure_host_rates() {
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes);
         rates.staging_rate.gbps[i] = staging_gbps(bytes);
         rates.staging_from_device_rate.gbps[i] = staging_from_device_gbps(bytes);
-        const int threads = HostRates::bus_threads_measured(rates.cores);
-        const auto [convert_bus, copy_bus] = threads > 1 ? bus_threads(threads, bytes) : std::pair{1.0, 1.0};
+        const auto [convert_bus, copy_bus] =
+            bus_measured_by > 1 ? bus_threads(bus_measured_by, bytes) : std::pair{1.0, 1.0};
         rates.convert_bus_threads.gbps[i] = convert_bus;
         rates.memcpy_bus_threads.gbps[i] = copy_bus;
     }
