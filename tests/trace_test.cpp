@@ -63,6 +63,55 @@ TEST_CASE("a Recorder counts every span and sample its full rings drop") {
     CHECK(recorder.empty());
 }
 
+TEST_CASE("a waiting recorder keeps its wait span when a collection frees only one slot") {
+    // A consumer can read the ring's head while it holds one span, be held up, and free only that slot
+    // while the producer filled the rest and began to wait (seen under ThreadSanitizer on CI). The span
+    // the producer waited to record takes that slot; the wait span must then wait too, not be dropped.
+    auto signal = std::make_shared<CollectionSignal>();
+    std::atomic<int> wakes{0}, collections_wanted{0};
+    signal->attach([&] { ++wakes; });
+    Recorder recorder(4, 2, signal);
+    std::atomic<bool> draining{false}, done{false};
+    size_t fetches = 0, waits = 0;
+    const auto count = [&](const Span& s) {
+        fetches += s.kind == SpanKind::fetch;
+        waits += s.kind == SpanKind::tracing;
+    };
+    recorder.span(span_at(0, 0, 1));
+    std::thread consumer([&] {
+        // The first drain sees one span and is held up until the producer waits (its second wake: the
+        // first is the half-full request).
+        recorder.drain(
+            [&](const Span& s) {
+                draining = true;
+                while (wakes < 2) std::this_thread::yield();
+                count(s);
+            },
+            [](const CounterSample&) {});
+        signal->collected();
+        // Then every later wake gets a whole collection.
+        int handled = 2;
+        while (!done) {
+            if (wakes > handled) {
+                handled = wakes;
+                recorder.drain(count, [](const CounterSample&) {});
+                signal->collected();
+                ++collections_wanted;
+            }
+            std::this_thread::yield();
+        }
+    });
+    while (!draining) std::this_thread::yield();
+    for (int i = 1; i < 5; ++i) recorder.span(span_at(0, i, i + 1));  // the fifth finds the ring full
+    done = true;
+    consumer.join();
+    recorder.drain(count, [](const CounterSample&) {});
+    CHECK(recorder.dropped() == 0);
+    CHECK(fetches == 5);
+    CHECK(waits == 1);
+    CHECK(collections_wanted >= 1);  // the wait span needed a second collection
+}
+
 TEST_CASE("Trace::dropped counts drops of recorders whose owners let go") {
     Trace trace;
     TraceStore store;

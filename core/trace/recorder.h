@@ -59,19 +59,31 @@ class Recorder {
     template <class Value>
     void wait_to_record(const Value& value) {
         const TimeNs from = now_ns();
-        for (;;) {
-            if (!signal_ || !signal_->wait_for_collection()) {
-                dropped_.fetch_add(1, std::memory_order_relaxed);
-                return;
-            }
-            if (push(value)) break;
-        }
+        if (!push_waiting(value)) return;
         Span waited;
         waited.start = from;
         waited.end = now_ns();
         waited.kind = SpanKind::tracing;
         waited.lane = this_thread_lane() != kNoLane ? this_thread_lane() : last_lane(value);
-        if (waited.lane == kNoLane || !spans_.push(waited)) dropped_.fetch_add(1, std::memory_order_relaxed);
+        if (waited.lane == kNoLane) {
+            dropped_.fetch_add(1, std::memory_order_relaxed);
+            return;
+        }
+        // The wait span may have to wait too: a collection that read the ring's head while it held
+        // one span frees only that slot, and `value` took it.
+        push_waiting(waited);
+    }
+    // Pushes `value`, waiting for collections while the ring is full. False, and counted as dropped,
+    // when no consumer is attached to make room.
+    template <class Value>
+    bool push_waiting(const Value& value) {
+        while (!push(value)) {
+            if (!signal_ || !signal_->wait_for_collection()) {
+                dropped_.fetch_add(1, std::memory_order_relaxed);
+                return false;
+            }
+        }
+        return true;
     }
     bool push(const Span& span) { return spans_.push(span); }
     bool push(const CounterSample& sample) { return counters_.push(sample); }
