@@ -178,10 +178,16 @@ double staging_from_device_gbps(double bytes) {
     return bytes / median_ns(bytes, stage, {}, std::max(48e6, 12 * bytes));
 }
 
-// What each of `threads` threads doing `work` at once gets, in GB/s: they start together and each times
-// the same number of repetitions.
+// What each of `threads` threads doing `work` (on `bytes`) at once gets, in GB/s. They start together and
+// repeat it for a window, and only repetitions that end within the window count, so each counted one ran
+// while the others ran too. A fixed count of repetitions (two at 16 MiB) let one thread run part of its
+// share alone: on this project's 2-core VM, two threads measured 1.1 to 1.9 threads' worth of bus from one
+// process to the next, and the prediction of 2 workers converting 19 MiB batches swung with it from
+// 26,000 to 48,000 samples/s where it ran at 25,400 to 28,300.
 double concurrent_gbps(int threads, double bytes, const std::function<void(int)>& work) {
-    const int reps = std::clamp(static_cast<int>(24e6 / bytes), 2, 64);
+    // Several repetitions even of a 64 MiB batch at 5 GB/s, and 10 ms at least.
+    const TimeNs window =
+        std::clamp<TimeNs>(static_cast<TimeNs>(4 * bytes / 5.0), 10 * kNsPerMs, 60 * kNsPerMs);
     std::barrier start(threads);
     std::vector<double> gbps(static_cast<size_t>(threads));
     std::vector<std::thread> running;
@@ -189,15 +195,35 @@ double concurrent_gbps(int threads, double bytes, const std::function<void(int)>
         running.emplace_back([&, t] {
             work(t);  // first touch
             start.arrive_and_wait();
-            const TimeNs begin = now_ns();
-            for (int r = 0; r < reps; ++r) work(t);
-            gbps[static_cast<size_t>(t)] =
-                bytes * reps / std::max(1.0, static_cast<double>(now_ns() - begin));
+            const TimeNs begin = now_ns(), end = begin + window;
+            TimeNs last = begin, now = begin;
+            int counted = 0;
+            for (;;) {
+                work(t);
+                now = now_ns();
+                if (now > end) break;
+                ++counted;
+                last = now;
+            }
+            // None within the window (one repetition outlasts it): the one that ran, alone at its end.
+            gbps[static_cast<size_t>(t)] = counted > 0 ? bytes * counted / static_cast<double>(last - begin)
+                                                       : bytes / static_cast<double>(now - begin);
         });
     for (std::thread& thread : running) thread.join();
     double sum = 0;
     for (double g : gbps) sum += g;
     return sum / threads;
+}
+
+// What each of `threads` threads doing `work` at once keeps of what one alone gets: two rounds of one
+// alone and then all together, so that a host whose rates drift within the measurement weighs on both.
+double concurrent_share(int threads, double bytes, const std::function<void(int)>& work) {
+    double alone = 0, together = 0;
+    for (int round = 0; round < 2; ++round) {
+        alone += concurrent_gbps(1, bytes, work);
+        together += concurrent_gbps(threads, bytes, work);
+    }
+    return together / alone;
 }
 
 // How many threads' worth of the memory bus `threads` threads converting (streaming stores) or copying
@@ -218,10 +244,8 @@ std::pair<double, double> bus_threads(int threads, double bytes) {
     };
     auto copy = [&](int t) { std::memcpy(to[t].data(), out[t].data(), size); };
     const double n = threads;
-    const double convert_share = concurrent_gbps(threads, static_cast<double>(size), convert) /
-                                 concurrent_gbps(1, static_cast<double>(size), convert);
-    const double copy_share = concurrent_gbps(threads, static_cast<double>(size), copy) /
-                              concurrent_gbps(1, static_cast<double>(size), copy);
+    const double convert_share = concurrent_share(threads, static_cast<double>(size), convert);
+    const double copy_share = concurrent_share(threads, static_cast<double>(size), copy);
     return {n * std::clamp(convert_share, 0.3, 1.0), n * std::clamp(copy_share, 0.3, 1.0)};
 }
 
@@ -409,6 +433,46 @@ HostRates measure_host_rates() {
     rates.first_touch_gbps = first_touch_gbps();
     rates.cores_available = cores_available(rates.cores);
     return rates;
+}
+
+namespace {
+
+// The median of `values` (the upper one of the middle two for an even count).
+double median(std::vector<double> values) {
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2),
+                     values.end());
+    return values[values.size() / 2];
+}
+
+}  // namespace
+
+HostRates median_of(std::span<const HostRates> measurements) {
+    if (measurements.empty()) return {};
+    HostRates result = measurements.front();
+    const auto each = [&](auto&& figure) {  // figure(r) -> r's double, const or not
+        std::vector<double> values;
+        for (const HostRates& m : measurements) values.push_back(figure(m));
+        figure(result) = median(std::move(values));
+    };
+    const auto curve = [&](ByteRateCurve HostRates::*member) {
+        for (size_t i = 0; i < ByteRateCurve::kPoints; ++i)
+            each([&](auto& r) -> auto& { return (r.*member).gbps[i]; });
+    };
+    const auto scalar = [&](double HostRates::*member) { each([&](auto& r) -> auto& { return r.*member; }); };
+    for (ByteRateCurve HostRates::*member :
+         {&HostRates::convert_plain, &HostRates::convert_streaming, &HostRates::convert_plain_reused,
+          &HostRates::convert_uint8, &HostRates::convert_half, &HostRates::memcpy_rate,
+          &HostRates::staging_rate, &HostRates::staging_from_device_rate, &HostRates::convert_bus_threads,
+          &HostRates::memcpy_bus_threads})
+        curve(member);
+    for (double HostRates::*member :
+         {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,
+          &HostRates::handoff_us, &HostRates::gpu_wake_us, &HostRates::first_touch_gbps})
+        scalar(member);
+    for (size_t i = 0; i < SleepOvershoot::kSleepers.size(); ++i)
+        for (size_t j = 0; j < SleepOvershoot::kSleepUs.size(); ++j)
+            each([&](auto& r) -> auto& { return r.sleep_overshoot.us[i][j]; });
+    return result;
 }
 
 std::string describe(const HostRates& host) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace pinscope {
@@ -34,6 +35,7 @@ struct SleepOvershoot {
     double at(int sleepers, double sleep_us) const;
 };
 
+// A new figure here goes into median_of() too.
 struct HostRates {
     int cores = 1;
     // The cores' worth of time this process's threads get when `cores` of them want to run at once: less
@@ -85,8 +87,15 @@ struct HostRates {
 // and with 16 at once), hand-off and GPU wake-up.
 std::string describe(const HostRates& host);
 
-// Measures this host (about a second, both cores busy).
+// Measures this host (4 to 5 s on this project's 2-core VM, both cores busy much of it).
 HostRates measure_host_rates();
+// Each figure's median over several measurements (the middle one of three). A virtual machine's rates swing
+// from one second to the next (on this project's 2-core VM, convert 12 to 25 GB/s and memcpy 8 to 21 in six
+// measurements of one process a few seconds apart) while a run of a few seconds averages over the swings:
+// the median of three measurements minutes apart comes nearer what a run meets than any one of them.
+// `cores` is the first measurement's. Empty: the default HostRates.
+HostRates median_of(std::span<const HostRates> measurements);
+
 // measure_host_rates() once per process, on first use; later calls return the same figures.
 const HostRates& this_host_rates();
 // Whether this_host_rates() has its figures, so that it returns at once (it blocks while measuring).
