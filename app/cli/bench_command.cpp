@@ -97,14 +97,17 @@ Command add_bench_command(CLI::App& app) {
     auto seed = std::make_shared<uint64_t>(24);
     cmd->add_option("--seed", *seed, "With --predictor-check: which random configs (24: the held-out set)")
         ->capture_default_str();
+    auto repeat = std::make_shared<bool>(false);
+    cmd->add_flag("--repeat", *repeat,
+                  "With --predictor-check: run each config twice and print how far the two runs differ");
     auto deadlines = std::make_shared<bool>(false);
     cmd->add_flag(
         "--deadlines", *deadlines,
         "Instead: how far past its seconds, or stop(), a run ends whose work would take far longer");
     return {
         cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines, profiler_trace, check,
-              seed] {
-            if (*check > 0) return run_predictor_check(*check, *seed, *seconds, *json);
+              seed, repeat] {
+            if (*check > 0) return run_predictor_check(*check, *seed, *seconds, *repeat, *json);
             if (*predict) return run_predict_bench(*json);
             if (*deadlines) return run_deadline_bench(*json);
             if (!open_capture->empty()) return open_capture_timed(*open_capture);
