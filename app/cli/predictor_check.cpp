@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -25,19 +24,21 @@ namespace {
 constexpr int kRatesEvery = 10;
 constexpr size_t kRatesKept = 3;
 
+// `value` against `reference`, as a fraction: +0.1 for 10% over. A reference of 0 (a run that finished
+// no batch) gives infinity for any value above it, and 0 for a value of 0 too.
+double relative_error(double value, double reference) {
+    if (reference > 0) return value / reference - 1;
+    return value > 0 ? INFINITY : 0;
+}
+
 struct Checked {
     PipelineConfig config;
     Metrics predicted, measured;
     std::optional<Metrics> again;  // --repeat: the same config run a second time, right after
-    double error() const {
-        if (measured.samples_per_s > 0) return predicted.samples_per_s / measured.samples_per_s - 1;
-        return predicted.samples_per_s > 0 ? INFINITY : 0;  // no batch in the run, and none predicted: agreed
-    }
+    double error() const { return relative_error(predicted.samples_per_s, measured.samples_per_s); }
     // The second run against the first: how far the measurement itself moves, which no model can beat.
     double run_to_run() const {
-        if (!again) return 0;
-        if (measured.samples_per_s > 0) return again->samples_per_s / measured.samples_per_s - 1;
-        return again->samples_per_s > 0 ? INFINITY : 0;
+        return again ? relative_error(again->samples_per_s, measured.samples_per_s) : 0;
     }
     double stall_error() const { return predicted.stall - measured.stall; }
     double busy_error() const { return predicted.gpu_busy - measured.gpu_busy; }
@@ -86,19 +87,18 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
             count, seed, seconds, repeat ? ", and run again to see how far two runs differ" : "");
     std::vector<Checked> results;
     // The median of the last kRatesKept measurements, three of them taken at the start: one measurement
-    // is a second of a host whose rates swing from one second to the next (on this project's VM the
-    // default config's prediction moved between 18,600 and 43,000 samples/s in eight processes, where it
-    // ran at 25,400 to 28,300), while a run of a few seconds meets their average.
-    std::deque<HostRates> measured;
+    // is a second of a host whose rates swing from one second to the next (on this project's VM convert
+    // ran at 12 to 25 GB/s and memcpy at 8 to 21 in six measurements of one process a few seconds apart),
+    // while a run of a few seconds meets their average.
+    std::vector<HostRates> measured;
     HostRates host;
     for (size_t i = 0; i < configs.size(); ++i) {
         if (i % kRatesEvery == 0) {
             do {
                 measured.push_back(measure_host_rates());
-                if (measured.size() > kRatesKept) measured.pop_front();
+                if (measured.size() > kRatesKept) measured.erase(measured.begin());
             } while (measured.size() < kRatesKept);
-            const std::vector<HostRates> kept(measured.begin(), measured.end());
-            host = median_of(kept);
+            host = median_of(measured);
             if (!json) fmt::print("     this host now: {}\n", describe(host));
         }
         Checked c;
