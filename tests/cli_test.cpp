@@ -424,3 +424,29 @@ TEST_CASE(
     CHECK(predicted.exit_code == 2);
     CHECK(predicted.err.find("one cold copy, not a pipeline") != std::string::npos);
 }
+
+TEST_CASE(
+    "bench --predictor-check --repeat judges each config against a run and says how far a second run is") {
+    const Result r = run_pinscope("bench --predictor-check 2 --seed 1 --seconds 0.2 --repeat --json");
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const nlohmann::json& summary = j["predictor_check"];
+    CHECK(summary["configs"] == 2);
+    for (const char* share : {"samples_per_s_within_10pct", "samples_per_s_within_25pct", "stall_within_0.1",
+                              "runs_agree_within_10pct", "runs_agree_within_25pct"}) {
+        CAPTURE(share);
+        REQUIRE(summary.contains(share));
+        CHECK(summary[share].get<double>() >= 0);
+        CHECK(summary[share].get<double>() <= 1);
+    }
+    // Within 10% is a part of within 25%.
+    CHECK(summary["runs_agree_within_10pct"].get<double>() <=
+          summary["runs_agree_within_25pct"].get<double>());
+    REQUIRE(j["configs"].size() == 2);
+    for (const nlohmann::json& c : j["configs"]) {
+        CHECK(c["measured_samples_per_s"].get<double>() >= 0);
+        CHECK(c["again_samples_per_s"].get<double>() >= 0);
+        CHECK(c["predicted_samples_per_s"].get<double>() > 0);
+    }
+}
