@@ -444,9 +444,11 @@ TEST_CASE(
     CHECK(summary["runs_agree_within_10pct"].get<double>() <=
           summary["runs_agree_within_25pct"].get<double>());
     REQUIRE(j["configs"].size() == 2);
+    // Each config has both runs and a prediction. Any of them may be 0 (no batch within 0.2 s: under
+    // AddressSanitizer the model, on the slowed host's rates, predicted none for one config).
     for (const nlohmann::json& c : j["configs"]) {
         CHECK(c["measured_samples_per_s"].get<double>() >= 0);
         CHECK(c["again_samples_per_s"].get<double>() >= 0);
-        CHECK(c["predicted_samples_per_s"].get<double>() > 0);
+        CHECK(c["predicted_samples_per_s"].get<double>() >= 0);
     }
 }
