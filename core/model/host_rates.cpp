@@ -17,6 +17,7 @@
 
 #include "core/device/calibration.h"
 #include "core/device/device_call_cost.h"
+#include "core/device/median.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/device/sim/sim_device.h"
 #include "core/pipeline/blocking_queue.h"
@@ -434,17 +435,6 @@ HostRates measure_host_rates() {
     rates.cores_available = cores_available(rates.cores);
     return rates;
 }
-
-namespace {
-
-// The median of `values` (the upper one of the middle two for an even count).
-double median(std::vector<double> values) {
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2),
-                     values.end());
-    return values[values.size() / 2];
-}
-
-}  // namespace
 
 HostRates median_of(std::span<const HostRates> measurements) {
     if (measurements.empty()) return {};
