@@ -145,17 +145,17 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
     }
     if (json) {
         nlohmann::json each = nlohmann::json::array();
-        for (const Checked& c : results)
-            each.push_back({{"knobs", knobs_of(c.config)},
-                            {"measured_samples_per_s", c.measured.samples_per_s},
-                            {"predicted_samples_per_s", c.predicted.samples_per_s},
-                            {"measured_stall", c.measured.stall},
-                            {"predicted_stall", c.predicted.stall},
-                            {"measured_gpu_busy", c.measured.gpu_busy},
-                            {"predicted_gpu_busy", c.predicted.gpu_busy}});
-        if (repeat)
-            for (size_t i = 0; i < results.size(); ++i)
-                each[i]["again_samples_per_s"] = results[i].again->samples_per_s;
+        for (const Checked& c : results) {
+            nlohmann::json config = {{"knobs", knobs_of(c.config)},
+                                     {"measured_samples_per_s", c.measured.samples_per_s},
+                                     {"predicted_samples_per_s", c.predicted.samples_per_s},
+                                     {"measured_stall", c.measured.stall},
+                                     {"predicted_stall", c.predicted.stall},
+                                     {"measured_gpu_busy", c.measured.gpu_busy},
+                                     {"predicted_gpu_busy", c.predicted.gpu_busy}};
+            if (c.again) config["again_samples_per_s"] = c.again->samples_per_s;
+            each.push_back(std::move(config));
+        }
         std::cout << nlohmann::json{{"predictor_check", summary}, {"configs", each}}.dump() << std::endl;
         return kExitOk;
     }
