@@ -30,6 +30,7 @@ CopyProbeResult made_up_result() {
     r.host_memcpy_gbps = 9;
     r.copy_latency_us = 4;
     r.pageable_copy_latency_us = 20;
+    r.h2d_under_host_writes = {{80, 0.97}, {20, 1.0}, {140, 0.5}};  // in the order measured, not sorted
     return r;
 }
 
@@ -54,6 +55,9 @@ TEST_CASE("a probe's calibration file loads as a calibration with the same figur
     CHECK(c.d2h_pinned.seconds(4096) * 1e6 == doctest::Approx(4).epsilon(0.05));
     CHECK(c.bidir_total_gbps == doctest::Approx(40));
     CHECK(c.host_memcpy_gbps == doctest::Approx(9));
+    REQUIRE(c.h2d_under_host_writes.size() == 3);
+    CHECK(c.h2d_under_host_writes.front().host_write_gbps == doctest::Approx(20));  // sorted by load
+    CHECK(c.h2d_share_under_writes(140) == doctest::Approx(0.5));
     CHECK(c.h2d_pinned.gbps(256.0 * (1 << 20)) ==
           doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256)).epsilon(0.01));
     CHECK(c.d2h_pageable.gbps(64.0 * (1 << 20)) ==

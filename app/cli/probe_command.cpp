@@ -31,6 +31,12 @@ void print_table(const CopyProbeResult& r) {
         }
     fmt::print("  both directions at once (256 MiB each): {} in total\n", format_gbps(r.bidir_total_gbps));
     fmt::print("  one host thread copying 64 MiB: {}\n", format_gbps(r.host_memcpy_gbps));
+    if (!r.h2d_under_host_writes.empty()) {
+        fmt::print("  64 MiB H2D while the host writes memory at");
+        for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
+            fmt::print("  {:.0f} GB/s: {:.0f}%", point.host_write_gbps, point.h2d_share * 100);
+        fmt::print(" of its idle rate\n");
+    }
     fmt::print(
         "  fixed cost per copy: {:.1f} us pinned, {:.1f} us pageable (a 4 KiB copy as the caller waits)\n",
         r.copy_latency_us, r.pageable_copy_latency_us);

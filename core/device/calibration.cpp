@@ -37,6 +37,19 @@ double CopyCurve::seconds(double bytes) const {
     return bytes / (gbps * 1e9);
 }
 
+double Calibration::h2d_share_under_writes(double host_write_gbps) const {
+    double load = 0, share = 1;  // the point before: no load, the whole rate
+    for (const HostWriteShare& point : h2d_under_host_writes) {
+        if (host_write_gbps <= point.host_write_gbps) {
+            const double span = point.host_write_gbps - load;
+            const double f = span > 0 ? (std::max(host_write_gbps, load) - load) / span : 1;
+            return share + f * (point.h2d_share - share);
+        }
+        load = point.host_write_gbps, share = point.h2d_share;
+    }
+    return share;
+}
+
 const CopyCurve& Calibration::curve(CopyDirection direction, HostMemory memory) const {
     const bool pinned = memory == HostMemory::pinned;
     if (direction == CopyDirection::h2d) return pinned ? h2d_pinned : h2d_pageable;
@@ -54,6 +67,37 @@ constexpr CalibrationRange kLatencyRange{0, 1000, "us"};
 constexpr CalibrationRange kEngineRange{1, 16, ""};
 constexpr CalibrationRange kCopySizeRange{1, 1 << 20, "MiB"};  // 1 MiB to 1 TiB
 constexpr CalibrationRange kStartupRange{0, 30, "s"};  // a driver that takes longer to start is broken
+constexpr CalibrationRange kHostWriteRange{0, 10000, "GB/s"};  // all of a large server's memory channels
+constexpr CalibrationRange kLinkShareRange{0.05, 1, ""};       // what a copy keeps of its idle rate
+constexpr size_t kMaxHostWritePoints = 16;                     // a probe writes four
+
+namespace {
+
+// "h2d_under_host_writes": [{"host_write_GBps": 14.2, "h2d_share": 0.99}, ...], sorted by load here.
+template <class Fail, class Checked>
+std::vector<Calibration::HostWriteShare> host_write_shares(const nlohmann::json& j, Fail&& fail,
+                                                           Checked&& checked) {
+    constexpr const char* kKey = "h2d_under_host_writes";
+    std::vector<Calibration::HostWriteShare> shares;
+    if (!j.contains(kKey)) return shares;
+    const nlohmann::json& list = j[kKey];
+    if (!list.is_array() || list.size() > kMaxHostWritePoints)
+        throw fail(
+            fmt::format("{} should be a list of at most {} {{\"host_write_GBps\", \"h2d_share\"}} objects.",
+                        kKey, kMaxHostWritePoints));
+    for (const nlohmann::json& point : list) {
+        if (!point.is_object() || !point.contains("host_write_GBps") || !point.contains("h2d_share"))
+            throw fail(fmt::format("each of {} should have \"host_write_GBps\" and \"h2d_share\".", kKey));
+        shares.push_back(
+            {checked(fmt::format("{}'s host_write_GBps", kKey), point["host_write_GBps"], kHostWriteRange),
+             checked(fmt::format("{}'s h2d_share", kKey), point["h2d_share"], kLinkShareRange)});
+    }
+    std::sort(shares.begin(), shares.end(),
+              [](const auto& a, const auto& b) { return a.host_write_gbps < b.host_write_gbps; });
+    return shares;
+}
+
+}  // namespace
 
 Calibration calibration_from_json(const nlohmann::json& j, const std::string& source) {
     auto fail = [&](const std::string& what) -> CalibrationError {
@@ -139,6 +183,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.context_create_s = number("context_create_s", 0, kStartupRange);
     c.device_alloc_s = number("device_alloc_16MB_s", 0, kStartupRange);
     c.pin_alloc_256MB_s = figure("pin_host_alloc_256MB_s", 0, kStartupRange);
+    c.h2d_under_host_writes = host_write_shares(j, fail, checked);
     return c;
 }
 

@@ -79,6 +79,19 @@ struct Calibration {
     double normalize_seconds(double pixels) const {
         return normalize_latency_us * 1e-6 + pixels / (normalize_u8_gbps * 1e9);
     }
+    // What share of its idle rate an H2D copy keeps while the host's cores write memory at a given rate
+    // (GB/s): the copy engine reads host memory through the memory controllers the cores write through,
+    // and a loader writes every byte it sends. `pinscope probe` measures it with threads streaming stores
+    // beside a run of 64 MiB copies; sorted by load. Empty: the host's writes cost the link nothing.
+    struct HostWriteShare {
+        double host_write_gbps = 0;
+        double h2d_share = 1;
+    };
+    std::vector<HostWriteShare> h2d_under_host_writes;
+    // The share at `host_write_gbps`: 1 with no load, linear between the measured loads, the last one's
+    // beyond them (no guess past what was measured).
+    double h2d_share_under_writes(double host_write_gbps) const;
+
     // The cost of a fresh pinned allocation of `bytes`.
     double pin_alloc_seconds(double bytes) const { return pin_alloc_256MB_s * bytes / (256.0 * 1024 * 1024); }
 

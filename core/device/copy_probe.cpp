@@ -57,6 +57,13 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         j["normalize_latency_us"] = round2(r.normalize_latency_us);
     }
     j["copy_bandwidth_GBps"] = bandwidth;
+    if (!r.h2d_under_host_writes.empty()) {
+        nlohmann::json shares = nlohmann::json::array();
+        for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
+            shares.push_back({{"host_write_GBps", round2(point.host_write_gbps)},
+                              {"h2d_share", std::round(point.h2d_share * 1000) / 1000}});
+        j["h2d_under_host_writes"] = shares;
+    }
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
         "pinned copies: cudaMemcpyAsync from cudaHostAlloc memory; pageable: from ordinary malloc'd memory",
@@ -74,7 +81,10 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "context_create_s: a fresh process's first CUDA call (the driver's start and the context), the "
         "median of three; device_alloc_16MB_s: the probe's first cudaMalloc, of 16 MiB",
         "normalize_u8_GBps: the GPU's kernel turning uint8 pixels into normalised float32 (transfer_dtype "
-        "uint8), pixels per second, from 1 and 48 MiB of pixels; normalize_latency_us its fixed cost"};
+        "uint8), pixels per second, from 1 and 48 MiB of pixels; normalize_latency_us its fixed cost",
+        "h2d_under_host_writes: the share of its idle rate a 64 MiB pinned H2D copy keeps while host threads "
+        "write their own memory with streaming stores at host_write_GBps (1, 2, 4, 8 and 12 threads at most; "
+        "each share the median of three, each against an idle figure measured just before)"};
     return j;
 }
 

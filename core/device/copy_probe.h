@@ -40,6 +40,9 @@ struct CopyProbeResult {
     // Start-up, in seconds: the process's first CUDA call (the driver's start and the context), and its
     // first cudaMalloc (16 MiB).
     double context_create_s = 0, device_alloc_16MB_s = 0;
+    // What share of its idle rate a 64 MiB pinned H2D copy keeps while 1, 2, 4, 8 and 12 host threads
+    // (no more than the cores less two) write memory with streaming stores, as a loader's workers collate.
+    std::vector<Calibration::HostWriteShare> h2d_under_host_writes;
     // The normalize kernel of transfer_dtype uint8: pixels per second (1e9/s) and the fixed cost of one.
     double normalize_u8_gbps = 0, normalize_latency_us = 0;
 

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdlib>
@@ -14,6 +15,9 @@
 #include <vector>
 
 #include <fmt/format.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/device/copy_probe.h"
 #include "core/device/cuda/cuda_check.h"
@@ -112,6 +116,66 @@ double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
             gbps.push_back(static_cast<double>(bytes) / elapsed_s(begin.event, end.event) * 1e-9);
     }
     return median(gbps);
+}
+
+// Threads writing memory as a loader's workers collate: streaming stores (dataset.cpp's convert_plane),
+// each thread over its own 64 MiB, round and round, until destroyed. `written()` counts their bytes.
+class HostWriters {
+  public:
+    explicit HostWriters(int threads) {
+        for (int t = 0; t < threads; ++t) buffers_.push_back(std::make_unique<Pageable>(kBuffer));
+        for (int t = 0; t < threads; ++t) threads_.emplace_back([this, t] { write(buffers_[t]->data); });
+    }
+    ~HostWriters() {
+        stop_.store(true, std::memory_order_relaxed);
+        for (std::thread& thread : threads_) thread.join();
+    }
+    uint64_t written() const { return written_.load(std::memory_order_relaxed); }
+
+  private:
+    static constexpr size_t kBuffer = 64 * MiB, kChunk = 1 * MiB;
+    void write(void* data) {
+        auto* bytes = static_cast<std::byte*>(data);
+        for (size_t offset = 0, round = 0; !stop_.load(std::memory_order_relaxed);
+             offset = (offset + kChunk) % kBuffer) {
+            fill_streaming(bytes + offset, kChunk, static_cast<int>(++round));
+            written_.fetch_add(kChunk, std::memory_order_relaxed);
+        }
+    }
+    static void fill_streaming(std::byte* data, size_t bytes, int value) {
+#if defined(__SSE2__)
+        const __m128i v = _mm_set1_epi8(static_cast<char>(value));
+        for (size_t i = 0; i < bytes; i += 16) _mm_stream_si128(reinterpret_cast<__m128i*>(data + i), v);
+        _mm_sfence();
+#else
+        std::memset(data, value, bytes);
+#endif
+    }
+    std::vector<std::unique_ptr<Pageable>> buffers_;
+    std::vector<std::thread> threads_;
+    std::atomic<bool> stop_{false};
+    std::atomic<uint64_t> written_{0};
+};
+
+// What share of its idle rate a 64 MiB H2D copy keeps while `threads` host threads write memory, against
+// the idle rate measured just before (the host's state drifts), and the writers' rate while it ran: the
+// median of three such pairs.
+Calibration::HostWriteShare time_h2d_under_writes(void* device, void* pinned, cudaStream_t stream,
+                                                  int threads) {
+    constexpr size_t kBytes = 64 * MiB;
+    std::vector<double> shares, write_gbps;
+    for (int r = 0; r < 3; ++r) {
+        const double idle = time_copy(device, pinned, kBytes, cudaMemcpyHostToDevice, stream, false);
+        HostWriters writers(threads);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every writer running
+        const uint64_t before = writers.written();
+        const TimeNs start = now_ns();
+        const double loaded = time_copy(device, pinned, kBytes, cudaMemcpyHostToDevice, stream, false);
+        write_gbps.push_back(static_cast<double>(writers.written() - before) /
+                             static_cast<double>(std::max<TimeNs>(1, now_ns() - start)));
+        shares.push_back(std::min(1.0, loaded / idle));  // above 1 is the idle figure's noise
+    }
+    return {median(write_gbps), median(shares)};
 }
 
 // The normalize kernel (transfer_dtype uint8) on `pixels` pixels of 3x224x224 samples: seconds per
@@ -306,6 +370,13 @@ CopyProbeResult probe_copies(int ordinal) {
             std::max(0.0, small - 1.0 * MiB / (result.normalize_u8_gbps * 1e9)) * 1e6;
     }
     result.host_memcpy_gbps = time_host_memcpy(pageable_back, pageable);
+    {
+        const int most = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 2);
+        for (int threads : {1, 2, 4, 8, 12})
+            if (threads <= most)
+                result.h2d_under_host_writes.push_back(
+                    time_h2d_under_writes(device.data, pinned.data, stream.stream, threads));
+    }
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
     result.pin_host_alloc_256MB_s = time_pinning(cuda::PinMethod::host_alloc);
     try {
