@@ -228,3 +228,27 @@ TEST_CASE("a worker builds the batches it was sent in the order they were sent, 
     CHECK(deep.samples_per_s >= 0.25 * shallow.samples_per_s);  // 0.47 to 0.7 here; 0.016 with the bug
     CHECK(deep.samples_per_s <= 1.1 * shallow.samples_per_s);
 }
+
+TEST_CASE("the model slows H2D copies as the calibration says the host's writes slow the link") {
+    // A 1 GB/s link that 2 workers outrun many times over (2 samples of 3x224x224 float32, 1.2 MB a
+    // batch), so the link sets the pace. With the host's writes costing the copies half their rate from
+    // 0.5 GB/s of writes on, the load settles at half the link and so do the samples/s: the simulated
+    // GPU's rule (engine_rules.h), which sim_device_test checks on the device itself.
+    PipelineConfig config;
+    config.num_workers = 2;
+    config.pin_mode = PinMode::direct;
+    config.batch_size = 2;
+    config.kernel_us = 10;
+    config.d2h_bytes = 0;
+    config.seconds = 2;
+    Calibration link = builtin_calibration();
+    link.h2d_pinned = CopyCurve({{1024.0 * 1024.0, 1.0}}, 0);
+    const HostRates host = measure_host_rates();
+    const Metrics idle = predict(config, link, host);
+    link.h2d_under_host_writes = {{0.5, 0.5}};
+    const Metrics loaded = predict(config, link, host);
+    CAPTURE(idle.samples_per_s);
+    CAPTURE(loaded.samples_per_s);
+    CHECK(idle.samples_per_s == doctest::Approx(1e9 / (3 * 224 * 224 * 4.0)).epsilon(0.1));
+    CHECK(loaded.samples_per_s / idle.samples_per_s == doctest::Approx(0.5).epsilon(0.1));
+}

@@ -458,6 +458,65 @@ TEST_CASE(
     CHECK(calibration_from_json(with(long_key.c_str(), 30), "x.json").h2d_pinned.points().size() == 1);
 }
 
+TEST_CASE("the share of the link an H2D copy keeps follows the host's writes, checked on reading") {
+    const auto with = [](nlohmann::json shares) {
+        auto json = nlohmann::json::parse(R"({"format": "pinscope-calibration/1",
+            "copy_bandwidth_GBps": {"h2d_pinned_1MB": 20, "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21,
+            "d2h_pageable_1MB": 6}})");
+        json["h2d_under_host_writes"] = shares;
+        return calibration_from_json(json, "x.json");
+    };
+    const Calibration c = with(nlohmann::json::parse(
+        R"([{"host_write_GBps": 140, "h2d_share": 0.5}, {"host_write_GBps": 40, "h2d_share": 0.9}])"));
+    CHECK(c.h2d_share_under_writes(0) == doctest::Approx(1));
+    CHECK(c.h2d_share_under_writes(20) == doctest::Approx(0.95));   // halfway to the first point
+    CHECK(c.h2d_share_under_writes(90) == doctest::Approx(0.7));    // halfway between the two
+    CHECK(c.h2d_share_under_writes(1000) == doctest::Approx(0.5));  // no guess past the last
+    CHECK(Calibration{}.h2d_share_under_writes(1000) == 1);         // not measured: no cost
+    CHECK_THROWS_WITH_AS(with(nlohmann::json::parse(R"([{"host_write_GBps": 40, "h2d_share": 1.5}])")),
+                         doctest::Contains("h2d_under_host_writes's h2d_share should be between 0.05 and 1"),
+                         CalibrationError);
+    CHECK_THROWS_WITH_AS(with(nlohmann::json::parse(R"([{"host_write_GBps": 40}])")),
+                         doctest::Contains("should have \"host_write_GBps\" and \"h2d_share\""),
+                         CalibrationError);
+    CHECK_THROWS_AS(with("fast"), CalibrationError);
+    CHECK_THROWS_AS(
+        with(nlohmann::json::array({nlohmann::json::parse(R"({"host_write_GBps": -1, "h2d_share": 1})")})),
+        CalibrationError);
+}
+
+TEST_CASE("H2D copies back to back slow down as the calibration says the host's writes slow the link") {
+    // 10 MiB copies over a 10 GB/s link, 1 ms each alone; the host writes what they send, and at 10 GB/s
+    // of writes a copy keeps half its rate. Back to back the load settles where the copies' rate is the
+    // load: r = 10 * (1 - 0.05 r) GB/s, so r = 6.7 GB/s and a copy takes 1.5 ms. The first copy has
+    // nothing before it (only half its own bytes in the load) and moves at nearly the idle rate.
+    Calibration c = test_link(10, 1);
+    c.h2d_under_host_writes = {{10, 0.5}};
+    Bench bench(c);
+    const size_t bytes = 10 * MiB;
+    Stream stream = bench.device.create_stream(0);
+    DeviceBuffer dst = bench.device.allocate_device(bytes);
+    HostBuffer src = bench.device.allocate_host(bytes, HostMemory::pinned);
+    constexpr int kCopies = 60;  // 90 ms: nine times the load's averaging time
+    for (int i = 0; i < kCopies; ++i) bench.device.copy_to_device(dst, 0, src, 0, bytes, stream, true, i);
+    bench.device.synchronize();
+    const auto copies = bench.spans(SpanKind::h2d);
+    REQUIRE(copies.size() == kCopies);
+    const double alone = static_cast<double>(bytes) / 10e9;
+    CHECK(seconds(copies.front()) == doctest::Approx(alone).epsilon(0.04));
+    CHECK(seconds(copies.back()) == doctest::Approx(1.5 * alone).epsilon(0.04));
+
+    // The same copies with a device that was not told of a cost: every one at the idle rate.
+    Bench plain(test_link(10, 1));
+    Stream s2 = plain.device.create_stream(0);
+    DeviceBuffer d2 = plain.device.allocate_device(bytes);
+    HostBuffer h2 = plain.device.allocate_host(bytes, HostMemory::pinned);
+    for (int i = 0; i < 10; ++i) plain.device.copy_to_device(d2, 0, h2, 0, bytes, s2, true, i);
+    plain.device.synchronize();
+    for (const Span& copy : plain.spans(SpanKind::h2d))
+        CHECK(seconds(copy) == doctest::Approx(alone).epsilon(0.02));
+}
+
 TEST_CASE("the anchors file of the H100 loads as a calibration") {
     // shared/anchors has the same keys; the built-in copy adds copy_engines and latency.
     const Calibration& cal = builtin_calibration();

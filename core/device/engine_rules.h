@@ -13,8 +13,11 @@
 //   one is staged by its caller through bounce buffers, and the engine moves it at the pinned rate (the
 //   pageable rules below);
 // - copies in one direction share that direction's link (together no faster than the best of them alone),
-//   and both directions together are held to the measured bidirectional total.
+//   and both directions together are held to the measured bidirectional total;
+// - an H2D copy keeps the share of its rate that the calibration measured for how fast the host is
+//   writing memory as it starts (HostWriteLoad below).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -74,6 +77,42 @@ inline double solo_copy_rate(const Calibration& calibration, Work direction, Hos
     const CopyDirection d = direction == Work::h2d ? CopyDirection::h2d : CopyDirection::d2h;
     const double seconds = calibration.curve(d, memory).seconds(bytes) * time_scale;
     return std::max(bytes, 1.0) / (seconds * 1e9);
+}
+
+// How fast the host writes memory, as the H2D copies say it. A loader writes every byte it sends just before
+// sending it (collating, pinning, staging), so the bytes H2D copies start with per second are the bytes the
+// host's cores write per second, and the copy engine reads host memory through the memory controllers those
+// writes go through: on an H100 host whose workers wrote 48 GB/s, 96 MiB copies ran at 49 GB/s against 55
+// on the idle host (docs/h100-results.md). The load is the H2D bytes started per ns, averaged exponentially
+// over the last few milliseconds (so it costs nothing to keep). Read as a copy starts, the average without
+// its bytes is the lowest it gets between two copies and with them the highest; halfway, with half of them,
+// is the mean rate of copies started at a steady pace, so that is what a starting copy reads.
+class HostWriteLoad {
+  public:
+    static constexpr double kWindowNs = 10e6;  // several batches of even the largest workloads
+    // `window_ns`: slow motion stretches it with everything else.
+    explicit HostWriteLoad(double window_ns = kWindowNs) : window_ns_(window_ns) {}
+
+    // The load a copy of `bytes` starting at `now` moves under; then counts it in.
+    double start(double now, double bytes) {
+        const double before = rate_ * std::exp(-std::max(0.0, now - at_) / window_ns_);
+        rate_ = before + bytes / window_ns_;
+        at_ = std::max(at_, now);
+        return before + 0.5 * bytes / window_ns_;
+    }
+
+  private:
+    double window_ns_;
+    double rate_ = 0;  // bytes per ns as of at_
+    double at_ = 0;
+};
+
+// The share of its idle rate an H2D copy of `bytes` starting at `now` keeps, by the calibration's
+// h2d_under_host_writes at the load the H2D copies make (HostWriteLoad::start).
+// `time_scale`: in slow motion the host writes that many times slower than it really would.
+inline double h2d_share_at_start(const Calibration& calibration, HostWriteLoad& load, double now,
+                                 double bytes, double time_scale = 1) {
+    return calibration.h2d_share_under_writes(load.start(now, bytes) * time_scale);
 }
 
 // The rate a copy starts at. The engine moves a pageable copy's bytes at the pinned rate, from or into the

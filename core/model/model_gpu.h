@@ -67,6 +67,7 @@ class ModelGpu {
     std::vector<Stream> streams_;
     uint64_t next_ticket_ = 1;
     engine_rules::Engines engines_;
+    engine_rules::HostWriteLoad host_writes_;  // what slows H2D copies (engine_rules.h)
 };
 
 template <class OnDone>

@@ -75,7 +75,8 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, i
       context_ready_(!cold_start),
       startup_spans_(trace),
       recorder_(trace.make_recorder()),
-      engines_(calibration_.copy_engines) {
+      engines_(calibration_.copy_engines),
+      host_writes_(engine_rules::HostWriteLoad::kWindowNs * time_scale_) {
     info_.kind = "sim";
     info_.name = "simulated GPU (" + calibration_.name + ")";
     info_.copy_engines = calibration_.copy_engines;
@@ -442,8 +443,11 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
         staged->start = static_cast<TimeNs>(engine_rules::first_dma_start(
             static_cast<double>(staging_start), static_cast<double>(clock_), staged->bytes));
         staged->remaining = engine_rules::first_chunk_bytes(staged->bytes);
-        staged->solo_rate = engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned,
-                                                         staged->remaining, time_scale_);
+        staged->solo_rate =
+            engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned, staged->remaining,
+                                         time_scale_) *
+            engine_rules::h2d_share_at_start(calibration_, host_writes_, static_cast<double>(clock_),
+                                             staged->bytes, time_scale_);
     }
     advance_to(clock_);  // completes it now if nothing is left to move
 }
@@ -545,6 +549,10 @@ void SimDevice::start_ready_ops() {
                         op.remaining = op.bytes;
                         op.solo_rate = engine_rules::starting_copy_rate(calibration_, work, op.staging,
                                                                         op.bytes, time_scale_);
+                        if (work == engine_rules::Work::h2d && !op.staging)
+                            op.solo_rate *= engine_rules::h2d_share_at_start(calibration_, host_writes_,
+                                                                             static_cast<double>(clock_),
+                                                                             op.bytes, time_scale_);
                     }
                     break;
                 }

@@ -161,7 +161,8 @@ class SimDevice final : public Device {
     std::unordered_map<uintptr_t, SimStream> streams_;
     std::unordered_map<uintptr_t, Marker> events_;
     engine_rules::Engines engines_;
-    TimeNs device_thread_deadline_ = 0;  // when the device thread plans to wake; 0 when idle
+    engine_rules::HostWriteLoad host_writes_;  // what slows H2D copies (engine_rules.h)
+    TimeNs device_thread_deadline_ = 0;        // when the device thread plans to wake; 0 when idle
     bool stopping_ = false;
     std::thread device_thread_;
 };
