@@ -135,3 +135,16 @@ TEST_CASE("--device auto takes the GPU when there is one and says which it took 
         CHECK(selection.why.find("GPU spans from") != std::string::npos);
     }
 }
+
+TEST_CASE("a pinned figure far below a smaller size's is measured again, a pageable one is not") {
+    CopyProbeResult r = made_up_result();  // pinned: 24, 24.94, 24.98, 24.996 GB/s from 1 to 256 MiB
+    CHECK(implausible_pinned_sizes(r, CopyDirection::h2d).empty());
+    for (CopyMeasurement& m : r.copies) {
+        if (m.direction == CopyDirection::h2d && m.memory == HostMemory::pinned && m.mib == 256)
+            m.gbps = 16.5;
+        if (m.direction == CopyDirection::d2h && m.memory == HostMemory::pinned && m.mib == 64) m.gbps = 23;
+        if (m.direction == CopyDirection::d2h && m.memory == HostMemory::pageable && m.mib == 256) m.gbps = 1;
+    }
+    CHECK(implausible_pinned_sizes(r, CopyDirection::h2d) == std::vector<int>{256});
+    CHECK(implausible_pinned_sizes(r, CopyDirection::d2h).empty());  // 8% below: within the noise
+}

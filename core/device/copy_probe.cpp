@@ -22,6 +22,18 @@ double CopyProbeResult::gbps(CopyDirection direction, HostMemory memory, int mib
     return 0;
 }
 
+std::vector<int> implausible_pinned_sizes(const CopyProbeResult& result, CopyDirection direction) {
+    std::vector<int> sizes;
+    double best_smaller = 0;
+    for (int mib : kProbeSizesMiB) {
+        const double gbps = result.gbps(direction, HostMemory::pinned, mib);
+        if (gbps <= 0) continue;
+        if (gbps < 0.9 * best_smaller) sizes.push_back(mib);
+        best_smaller = std::max(best_smaller, gbps);
+    }
+    return sizes;
+}
+
 double copy_latency_us(double small_mib, double small_gbps, double large_mib, double large_gbps) {
     if (small_gbps <= 0 || large_gbps <= 0 || large_mib <= small_mib) return 0;
     const double mib = 1024.0 * 1024.0;

@@ -49,6 +49,12 @@ struct CopyProbeResult {
     double gbps(CopyDirection direction, HostMemory memory, int mib) const;  // 0 when not measured
 };
 
+// The sizes (MiB) whose pinned figure in `direction` lies more than 10% below the best of the smaller
+// sizes': on an idle link a larger pinned copy moves at least as fast (its fixed cost spread wider), so
+// such a figure caught the host busy, and the probe measures it again. (On 2026-11-27 one H100 host's probe
+// gave 36.2 GB/s at 256 MiB against 54.8 at 64 MiB, and the simulated GPU ran 96 MiB copies at 49.)
+std::vector<int> implausible_pinned_sizes(const CopyProbeResult& result, CopyDirection direction);
+
 // Throws DeviceError when no GPU can be used (or this build has no CUDA), with the reason.
 CopyProbeResult probe_copies(int ordinal = 0);
 
