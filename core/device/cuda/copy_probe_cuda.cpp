@@ -346,32 +346,25 @@ CopyProbeResult probe_copies(int ordinal) {
     }
     OnDevice device(kLargest), device_back(kLargest);
     StreamOwner stream;
+    // One size's bandwidth, one direction and memory kind.
+    const auto measure = [&](CopyDirection direction, HostMemory memory, int mib) {
+        void* host = memory == HostMemory::pinned ? pinned.data : pageable.data;
+        const size_t bytes = static_cast<size_t>(mib) * MiB;
+        const bool fresh = memory == HostMemory::pageable;  // only the driver's memcpy reads caches
+        return direction == CopyDirection::h2d
+                   ? time_copy(device.data, host, bytes, cudaMemcpyHostToDevice, stream.stream, fresh)
+                   : time_copy(host, device.data, bytes, cudaMemcpyDeviceToHost, stream.stream, false);
+    };
     for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
         for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable})
-            for (int mib : kProbeSizesMiB) {
-                void* host = memory == HostMemory::pinned ? pinned.data : pageable.data;
-                const size_t bytes = static_cast<size_t>(mib) * MiB;
-                const bool fresh = memory == HostMemory::pageable;  // only the driver's memcpy reads caches
-                const double gbps =
-                    direction == CopyDirection::h2d
-                        ? time_copy(device.data, host, bytes, cudaMemcpyHostToDevice, stream.stream, fresh)
-                        : time_copy(host, device.data, bytes, cudaMemcpyDeviceToHost, stream.stream, false);
-                result.copies.push_back({direction, memory, mib, gbps});
-            }
+            for (int mib : kProbeSizesMiB)
+                result.copies.push_back({direction, memory, mib, measure(direction, memory, mib)});
     // A pinned figure far below a smaller size's caught the host busy: measured twice more, the best kept.
-    for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
-        for (int mib : implausible_pinned_sizes(result, direction))
-            for (CopyMeasurement& m : result.copies)
-                if (m.direction == direction && m.memory == HostMemory::pinned && m.mib == mib)
-                    for (int again = 0; again < 2; ++again) {
-                        const size_t bytes = static_cast<size_t>(mib) * MiB;
-                        m.gbps =
-                            std::max(m.gbps, direction == CopyDirection::h2d
-                                                 ? time_copy(device.data, pinned.data, bytes,
-                                                             cudaMemcpyHostToDevice, stream.stream, false)
-                                                 : time_copy(pinned.data, device.data, bytes,
-                                                             cudaMemcpyDeviceToHost, stream.stream, false));
-                    }
+    for (CopyMeasurement& m : result.copies)
+        if (m.memory == HostMemory::pinned &&
+            std::ranges::count(implausible_pinned_sizes(result, m.direction), m.mib))
+            for (int again = 0; again < 2; ++again)
+                m.gbps = std::max(m.gbps, measure(m.direction, m.memory, m.mib));
     result.bidir_total_gbps = time_bidirectional(pinned, pinned_back, device, device_back);
     {
         // The normalize kernel at 1 and 48 MiB of pixels (a 96 MiB float32 batch is 24 MiB of them):
