@@ -121,13 +121,15 @@ inline double h2d_share_at_start(const Calibration& calibration, HostWriteLoad& 
     return calibration.h2d_share_under_writes(load.start(now, bytes) * time_scale);
 }
 
-// The rate a copy starts at. The engine moves a pageable copy's bytes at the pinned rate, from or into the
-// driver's bounce buffers; to the device it has nothing to move until its caller has staged them (0 until
-// then: the staging says when).
+// The rate a copy starts at, at `now`. The engine moves a pageable copy's bytes at the pinned rate, from or
+// into the driver's bounce buffers; to the device it has nothing to move until its caller has staged them
+// (0 until then: staged_copy_rate). An H2D copy keeps the share the host's writes leave it.
 inline double starting_copy_rate(const Calibration& calibration, Work direction, bool pageable, double bytes,
-                                 double time_scale = 1) {
+                                 HostWriteLoad& load, double now, double time_scale = 1) {
     if (pageable && direction == Work::h2d) return 0;
-    return solo_copy_rate(calibration, direction, HostMemory::pinned, bytes, time_scale);
+    const double rate = solo_copy_rate(calibration, direction, HostMemory::pinned, bytes, time_scale);
+    return direction == Work::h2d ? rate * h2d_share_at_start(calibration, load, now, bytes, time_scale)
+                                  : rate;
 }
 
 // A pageable copy, as sim_device.cpp's stage_pageable stages it. The caller copies the bytes through the
@@ -138,6 +140,13 @@ inline double first_chunk_bytes(double bytes) {
 }
 inline double first_dma_start(double staging_start, double staging_end, double bytes) {
     return staging_start + (staging_end - staging_start) * first_chunk_bytes(bytes) / std::max(bytes, 1.0);
+}
+// The rate of the chunk a pageable H2D copy of `bytes` has left when its staging ends at `now`: the pinned
+// rate of a chunk, at the share the host's writes leave it (the whole copy counts in the load).
+inline double staged_copy_rate(const Calibration& calibration, double bytes, HostWriteLoad& load, double now,
+                               double time_scale = 1) {
+    return solo_copy_rate(calibration, Work::h2d, HostMemory::pinned, first_chunk_bytes(bytes), time_scale) *
+           h2d_share_at_start(calibration, load, now, bytes, time_scale);
 }
 // The driver's cost of a pageable copy over a pinned one, spent by the caller after its staging.
 inline double pageable_extra_us(const Calibration& calibration) {

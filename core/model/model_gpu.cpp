@@ -62,10 +62,8 @@ bool ModelGpu::start_ready(double now) {
             engines_.start(work);
             if (engine_rules::is_copy(work)) {
                 op.remaining = op.bytes;
-                op.solo_rate = engine_rules::starting_copy_rate(calibration_, work, op.staging, op.bytes);
-                if (work == engine_rules::Work::h2d && !op.staging)
-                    op.solo_rate *=
-                        engine_rules::h2d_share_at_start(calibration_, host_writes_, now, op.bytes);
+                op.solo_rate = engine_rules::starting_copy_rate(calibration_, work, op.staging, op.bytes,
+                                                                host_writes_, now);
             }
             op.running = true;
             op.start = now;
@@ -123,9 +121,7 @@ void ModelGpu::staged_to_device(OpRef ref, double from, double to) {
     GpuOp& op = this->op(ref);
     op.start = engine_rules::first_dma_start(from, to, op.bytes);
     op.remaining = engine_rules::first_chunk_bytes(op.bytes);
-    op.solo_rate = engine_rules::solo_copy_rate(calibration_, engine_rules::Work::h2d, HostMemory::pinned,
-                                                op.remaining) *
-                   engine_rules::h2d_share_at_start(calibration_, host_writes_, to, op.bytes);
+    op.solo_rate = engine_rules::staged_copy_rate(calibration_, op.bytes, host_writes_, to);
 }
 
 bool ModelGpu::finished(const GpuOp& op, double now) const {

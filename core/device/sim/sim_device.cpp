@@ -443,11 +443,8 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
         staged->start = static_cast<TimeNs>(engine_rules::first_dma_start(
             static_cast<double>(staging_start), static_cast<double>(clock_), staged->bytes));
         staged->remaining = engine_rules::first_chunk_bytes(staged->bytes);
-        staged->solo_rate =
-            engine_rules::solo_copy_rate(calibration_, work, HostMemory::pinned, staged->remaining,
-                                         time_scale_) *
-            engine_rules::h2d_share_at_start(calibration_, host_writes_, static_cast<double>(clock_),
-                                             staged->bytes, time_scale_);
+        staged->solo_rate = engine_rules::staged_copy_rate(calibration_, staged->bytes, host_writes_,
+                                                           static_cast<double>(clock_), time_scale_);
     }
     advance_to(clock_);  // completes it now if nothing is left to move
 }
@@ -547,12 +544,9 @@ void SimDevice::start_ready_ops() {
                     op.start = clock_;
                     if (engine_rules::is_copy(work)) {
                         op.remaining = op.bytes;
-                        op.solo_rate = engine_rules::starting_copy_rate(calibration_, work, op.staging,
-                                                                        op.bytes, time_scale_);
-                        if (work == engine_rules::Work::h2d && !op.staging)
-                            op.solo_rate *= engine_rules::h2d_share_at_start(calibration_, host_writes_,
-                                                                             static_cast<double>(clock_),
-                                                                             op.bytes, time_scale_);
+                        op.solo_rate = engine_rules::starting_copy_rate(
+                            calibration_, work, op.staging, op.bytes, host_writes_,
+                            static_cast<double>(clock_), time_scale_);
                     }
                     break;
                 }
