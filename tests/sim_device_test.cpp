@@ -442,12 +442,19 @@ TEST_CASE("a calibration file with a missing direction is rejected with a clear 
     CHECK_THROWS_AS(load_calibration("/nonexistent/cal.json"), CalibrationError);
 }
 
+namespace {
+// The least a calibration file holds: its format and one size of each direction and memory kind.
+nlohmann::json smallest_calibration_json() {
+    return nlohmann::json::parse(R"({"format": "pinscope-calibration/1",
+        "copy_bandwidth_GBps": {"h2d_pinned_1MB": 20, "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21,
+        "d2h_pageable_1MB": 6}})");
+}
+}  // namespace
+
 TEST_CASE(
     "a calibration field of the wrong type or a copy of 0 MB is an error, and no key crashes the reader") {
     const auto with = [](const char* key, nlohmann::json value) {
-        auto json = nlohmann::json::parse(R"({"format": "pinscope-calibration/1",
-            "copy_bandwidth_GBps": {"h2d_pinned_1MB": 20, "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21,
-            "d2h_pageable_1MB": 6}})");
+        nlohmann::json json = smallest_calibration_json();
         if (std::string(key).ends_with("MB"))
             json["copy_bandwidth_GBps"][key] = value;
         else
@@ -473,9 +480,7 @@ TEST_CASE(
 
 TEST_CASE("the share of the link an H2D copy keeps follows the host's writes, checked on reading") {
     const auto with = [](nlohmann::json shares) {
-        auto json = nlohmann::json::parse(R"({"format": "pinscope-calibration/1",
-            "copy_bandwidth_GBps": {"h2d_pinned_1MB": 20, "h2d_pageable_1MB": 8, "d2h_pinned_1MB": 21,
-            "d2h_pageable_1MB": 6}})");
+        nlohmann::json json = smallest_calibration_json();
         json["h2d_under_host_writes"] = shares;
         return calibration_from_json(json, "x.json");
     };
@@ -503,30 +508,28 @@ TEST_CASE("H2D copies back to back slow down as the calibration says the host's 
     // of writes a copy keeps half its rate. Back to back the load settles where the copies' rate is the
     // load: r = 10 * (1 - 0.05 r) GB/s, so r = 6.7 GB/s and a copy takes 1.5 ms. The first copy has
     // nothing before it (only half its own bytes in the load) and moves at nearly the idle rate.
+    constexpr size_t kBytes = 10 * MiB;
+    // `count` copies of kBytes on one stream, back to back, on a device with `calibration`: their spans.
+    const auto back_to_back = [](Calibration calibration, int count) {
+        Bench bench(std::move(calibration));
+        Stream stream = bench.device.create_stream(0);
+        DeviceBuffer dst = bench.device.allocate_device(kBytes);
+        HostBuffer src = bench.device.allocate_host(kBytes, HostMemory::pinned);
+        for (int i = 0; i < count; ++i) bench.device.copy_to_device(dst, 0, src, 0, kBytes, stream, true, i);
+        bench.device.synchronize();
+        return bench.spans(SpanKind::h2d);
+    };
     Calibration c = test_link(10, 1);
     c.h2d_under_host_writes = {{10, 0.5}};
-    Bench bench(c);
-    const size_t bytes = 10 * MiB;
-    Stream stream = bench.device.create_stream(0);
-    DeviceBuffer dst = bench.device.allocate_device(bytes);
-    HostBuffer src = bench.device.allocate_host(bytes, HostMemory::pinned);
     constexpr int kCopies = 60;  // 90 ms: nine times the load's averaging time
-    for (int i = 0; i < kCopies; ++i) bench.device.copy_to_device(dst, 0, src, 0, bytes, stream, true, i);
-    bench.device.synchronize();
-    const auto copies = bench.spans(SpanKind::h2d);
+    const auto copies = back_to_back(c, kCopies);
     REQUIRE(copies.size() == kCopies);
-    const double alone = static_cast<double>(bytes) / 10e9;
+    const double alone = static_cast<double>(kBytes) / 10e9;
     CHECK(seconds(copies.front()) == doctest::Approx(alone).epsilon(0.04));
     CHECK(seconds(copies.back()) == doctest::Approx(1.5 * alone).epsilon(0.04));
 
     // The same copies with a device that was not told of a cost: every one at the idle rate.
-    Bench plain(test_link(10, 1));
-    Stream s2 = plain.device.create_stream(0);
-    DeviceBuffer d2 = plain.device.allocate_device(bytes);
-    HostBuffer h2 = plain.device.allocate_host(bytes, HostMemory::pinned);
-    for (int i = 0; i < 10; ++i) plain.device.copy_to_device(d2, 0, h2, 0, bytes, s2, true, i);
-    plain.device.synchronize();
-    for (const Span& copy : plain.spans(SpanKind::h2d))
+    for (const Span& copy : back_to_back(test_link(10, 1), 10))
         CHECK(seconds(copy) == doctest::Approx(alone).epsilon(0.02));
 }
 
