@@ -533,6 +533,36 @@ TEST_CASE("H2D copies back to back slow down as the calibration says the host's 
     for (const Span& copy : back_to_back(test_link(10, 1), 10)) CHECK(seconds(copy) == within(alone, 0.02));
 }
 
+TEST_CASE("D2H copies write host memory, and the H2D copies beside them slow down as the host's writes say") {
+    // The link of the test above, its curve going on down: 0.5 of the rate at 10 GB/s of writes, 0.25 at
+    // 30. D2H copies on another stream move 10 GB/s into host memory, back to back, unslowed; the H2D
+    // copies' load is their own rate r and the D2H's 10: r = 10 * (0.5 - 0.0125 r), so r = 4.44 GB/s and a
+    // copy takes 2.25 times its idle time (1.5 times with no D2H beside it: the test above).
+    constexpr size_t kBytes = 10 * MiB;
+    Calibration c = test_link(10, 1);
+    c.h2d_under_host_writes = {{10, 0.5}, {30, 0.25}};
+    Bench bench(std::move(c));
+    Stream up = bench.device.create_stream(0), down = bench.device.create_stream(1);
+    DeviceBuffer to = bench.device.allocate_device(kBytes), from = bench.device.allocate_device(kBytes);
+    HostBuffer src = bench.device.allocate_host(kBytes, HostMemory::pinned);
+    HostBuffer dst = bench.device.allocate_host(kBytes, HostMemory::pinned);
+    for (int i = 0; i < 60; ++i) {  // the D2H copies alone take 63 ms, six times the load's averaging
+        bench.device.copy_to_device(to, 0, src, 0, kBytes, up, true, i);
+        bench.device.copy_to_host(dst, 0, from, 0, kBytes, down, true, i);
+    }
+    bench.device.synchronize();
+    const std::vector<Span> h2d = bench.spans(SpanKind::h2d), d2h = bench.spans(SpanKind::d2h);
+    REQUIRE(h2d.size() == 60);
+    REQUIRE(d2h.size() == 60);
+    const double alone = static_cast<double>(kBytes) / 10e9;
+    for (const Span& copy : d2h) CHECK(seconds(copy) == within(alone, 0.02));
+    // H2D copies 15 to 20 start 33 to 45 ms in: the load settled, the D2H copies still running.
+    for (int i = 15; i <= 20; ++i) {
+        REQUIRE(h2d[i].end < d2h.back().end);
+        CHECK(seconds(h2d[i]) == within(2.25 * alone, 0.04));
+    }
+}
+
 TEST_CASE("the anchors file of the H100 loads as a calibration") {
     // shared/anchors has the same keys; the built-in copy adds copy_engines and latency.
     const Calibration& cal = builtin_calibration();
