@@ -10,6 +10,7 @@
 #include "core/device/gpu_inventory.h"
 #include "core/device/sim/sim_device.h"
 #include "tests/leak_checks.h"
+#include "tests/within.h"
 
 using namespace pinscope;
 using namespace pinscope::testing;
@@ -116,6 +117,11 @@ TEST_CASE("the probe measures this GPU and its file loads into the simulated GPU
           r.gbps(CopyDirection::h2d, HostMemory::pinned, 1));
     // Both directions at once move more than one alone.
     CHECK(r.bidir_total_gbps > r.gbps(CopyDirection::h2d, HostMemory::pinned, 256));
+    // The host's writes at paced rates, from 20 GB/s, then flat out: the copy keeps a share of its rate.
+    REQUIRE(r.h2d_under_host_writes.size() == 7);
+    CHECK(r.h2d_under_host_writes.front().host_write_gbps == within(20, 0.1));
+    for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
+        CHECK((point.h2d_share > 0 && point.h2d_share <= 1));
     const Calibration c = calibration_from_json(calibration_json(r), "probe");
     CHECK(c.h2d_pinned.gbps(64.0 * (1 << 20)) ==
           doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 64)).epsilon(0.01));

@@ -69,7 +69,7 @@ constexpr CalibrationRange kCopySizeRange{1, 1 << 20, "MiB"};  // 1 MiB to 1 TiB
 constexpr CalibrationRange kStartupRange{0, 30, "s"};  // a driver that takes longer to start is broken
 constexpr CalibrationRange kHostWriteRange{0, 10000, "GB/s"};  // all of a large server's memory channels
 constexpr CalibrationRange kLinkShareRange{0.05, 1, ""};       // what a copy keeps of its idle rate
-constexpr size_t kMaxHostWritePoints = 16;                     // a probe writes up to five
+constexpr size_t kMaxHostWritePoints = 16;                     // a probe writes up to seven
 
 namespace {
 

@@ -79,7 +79,8 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
         "pinned copies: cudaMemcpyAsync from cudaHostAlloc memory; pageable: from ordinary malloc'd memory",
-        "bidir_total: one H2D and one D2H of 256 MiB each on two streams at once, both directions summed",
+        "bidir_total: one H2D and one D2H of 256 MiB each on two streams at once, both directions summed "
+        "(the best of three points in the probe)",
         "host_memcpy: one thread copying 64 MiB",
         "copy_latency_us: fixed cost of one copy, from the 1 MiB and 16 MiB pinned H2D figures",
         "pageable_copy_latency_us: a 4 KiB pageable copy from the call to the end of a stream sync, both "
@@ -95,8 +96,9 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "normalize_u8_GBps: the GPU's kernel turning uint8 pixels into normalised float32 (transfer_dtype "
         "uint8), pixels per second, from 1 and 48 MiB of pixels; normalize_latency_us its fixed cost",
         "h2d_under_host_writes: the share of its idle rate a 64 MiB pinned H2D copy keeps while host threads "
-        "write their own memory with streaming stores at host_write_GBps (1, 2, 4, 8 and 12 threads at most; "
-        "each share the median of three, each against an idle figure measured just before)"};
+        "write their own memory with streaming stores at host_write_GBps between them (12 threads at most, "
+        "paced to 20, 35, 50, 65, 80 and 100 GB/s, then flat out; each share the median of three, each "
+        "against an idle figure measured just before)"};
     return j;
 }
 

@@ -27,7 +27,7 @@ struct CopyProbeResult {
     std::string measured_on;  // the name, driver, CUDA, host cores and date
     int copy_engines = 0;
     std::vector<CopyMeasurement> copies;
-    double bidir_total_gbps = 0;          // one H2D and one D2H of 256 MiB at once, summed
+    double bidir_total_gbps = 0;          // one H2D and one D2H of 256 MiB at once, summed; best of 3
     double host_memcpy_gbps = 0;          // one host thread copying 64 MiB
     double copy_latency_us = 0;           // fixed cost per copy, from the pinned H2D figures at 1 and 16 MiB
     double pageable_copy_latency_us = 0;  // a 4 KiB pageable copy as the caller waits for it, both ways
@@ -40,8 +40,9 @@ struct CopyProbeResult {
     // Start-up, in seconds: the process's first CUDA call (the driver's start and the context), and its
     // first cudaMalloc (16 MiB).
     double context_create_s = 0, device_alloc_16MB_s = 0;
-    // What share of its idle rate a 64 MiB pinned H2D copy keeps while 1, 2, 4, 8 and 12 host threads
-    // (no more than the cores less two) write memory with streaming stores, as a loader's workers collate.
+    // What share of its idle rate a 64 MiB pinned H2D copy keeps while host threads (up to 12, the cores
+    // less two) write memory with streaming stores, as a loader's workers collate, at paced rates between
+    // them and then flat out.
     std::vector<Calibration::HostWriteShare> h2d_under_host_writes;
     // The normalize kernel of transfer_dtype uint8: pixels per second (1e9/s) and the fixed cost of one.
     double normalize_u8_gbps = 0, normalize_latency_us = 0;
