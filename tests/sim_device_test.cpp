@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/device/huge_page_memory.h"
 #include "core/device/naive_copy.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/device/sim/sim_device.h"
@@ -617,18 +616,6 @@ TEST_CASE("a D2H into pageable memory is drawn for the engine's part: staging ou
     CHECK(seconds(copies[0]) == within(engine, 1e-3));
     CHECK(copies[0].start >= called);
     CHECK(copies[0].end <= returned);  // the call returned only once the host had staged the bytes out
-}
-
-TEST_CASE("the simulated GPU's pinned buffers start on a huge page, as the CUDA device pins them") {
-    Bench bench;
-    for (size_t bytes : {size_t{1}, size_t{5} << 20, size_t{96} << 20}) {
-        CAPTURE(bytes);
-        HostBuffer pinned = bench.device.allocate_host(bytes, HostMemory::pinned);
-        CHECK(reinterpret_cast<uintptr_t>(pinned.data()) % kHugePageBytes == 0);
-        pinned.data()[bytes - 1] = std::byte{1};  // all of it usable
-    }
-    CHECK(huge_page_rounded(1) == kHugePageBytes);
-    CHECK(huge_page_rounded(kHugePageBytes + 1) == 2 * kHugePageBytes);
 }
 
 TEST_CASE("staging to the host writes every byte of the destination, from the bounce buffer") {

@@ -11,7 +11,6 @@
 #include <sys/mman.h>
 
 #include "core/device/device_call_cost.h"
-#include "core/device/huge_page_memory.h"
 #include "core/trace/precise_sleep.h"
 #include "core/trace/slow_motion.h"
 #include "core/units/units.h"
@@ -143,26 +142,20 @@ std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
                                   format_bytes(static_cast<double>(bytes))),
                       calibration_.pin_alloc_seconds(static_cast<double>(bytes)));
     }
-    // Pinned memory on huge pages, as the CUDA device pins it (huge_page_memory.h says why).
-    const bool pinned = memory == HostMemory::pinned;
-    void* mapped = pinned ? map_huge_pages(bytes)
-                          : mmap(nullptr, whole_pages(bytes), PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const size_t rounded = whole_pages(bytes);
+    void* mapped = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     auto* data = mapped == MAP_FAILED ? nullptr : static_cast<std::byte*>(mapped);
     if (!data)
         throw DeviceError(
             fmt::format("cannot allocate {} of {} host memory; use a smaller batch or fewer workers.",
                         format_bytes(static_cast<double>(bytes)), host_memory_name(memory)));
     // Page-locked memory is resident from the start (cudaHostAlloc touches every page); pageable is not.
-    if (pinned) std::memset(data, 0, huge_page_rounded(bytes));
+    if (memory == HostMemory::pinned) std::memset(data, 0, rounded);
     return data;
 }
 
-void SimDevice::raw_free_host(std::byte* data, size_t bytes, HostMemory memory) {
-    if (memory == HostMemory::pinned)
-        unmap_huge_pages(data, bytes);
-    else
-        munmap(data, whole_pages(bytes));
+void SimDevice::raw_free_host(std::byte* data, size_t bytes, HostMemory) {
+    munmap(data, whole_pages(bytes));
 }
 
 // Device memory is not backed: the model only needs sizes. The token is unique and never dereferenced.
