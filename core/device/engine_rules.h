@@ -85,11 +85,11 @@ inline double solo_copy_rate(const Calibration& calibration, Work direction, Hos
     return std::max(bytes, 1.0) / (seconds * 1e9);
 }
 
-// How fast the host writes memory, as the H2D copies say it. A loader writes every byte it sends just before
+// How fast the host writes memory, as the copies say it. A loader writes every byte it sends just before
 // sending it (collating, pinning, staging), so the bytes H2D copies start with per second are the bytes the
 // host's cores write per second, and the copy engine reads host memory through the memory controllers those
 // writes go through: on an H100 host whose workers wrote 48 GB/s, 96 MiB copies ran at 49 GB/s against 55
-// on the idle host (docs/h100-results.md). The load is the H2D bytes started per ns, averaged exponentially
+// on the idle host (docs/h100-results.md). The load is the bytes copies start per ns, averaged exponentially
 // over the last few milliseconds (so it costs nothing to keep). Read as a copy starts, the average without
 // its bytes is the lowest it gets between two copies and with them the highest; halfway, with half of them,
 // is the mean rate of copies started at a steady pace, so that is what a starting copy reads.
@@ -120,7 +120,7 @@ class HostWriteLoad {
 };
 
 // The share of its idle rate an H2D copy of `bytes` starting at `now` keeps, by the calibration's
-// h2d_under_host_writes at the load the H2D copies make (HostWriteLoad::start).
+// h2d_under_host_writes at the load the copies make (HostWriteLoad::start).
 // `time_scale`: in slow motion the host writes that many times slower than it really would.
 inline double h2d_share_at_start(const Calibration& calibration, HostWriteLoad& load, double now,
                                  double bytes, double time_scale = 1) {

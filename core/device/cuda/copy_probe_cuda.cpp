@@ -122,7 +122,7 @@ double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
 
 // Threads writing memory as a loader's workers collate: streaming stores (dataset.cpp's convert_plane),
 // each thread over its own 64 MiB, round and round, until destroyed. `written()` counts their bytes.
-// With `total_gbps` above 0 the threads hold that rate between them, each sleeping when ahead of its
+// With `total_gbps` above 0 the threads hold that rate between them, each spinning when ahead of its
 // share: workers converting samples write at the pace their arithmetic allows, not flat out.
 class HostWriters {
   public:
