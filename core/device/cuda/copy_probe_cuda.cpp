@@ -39,6 +39,7 @@ constexpr size_t MiB = 1 << 20;
 constexpr size_t kLargest = 256 * MiB;
 // The host's write rates the H2D share is measured at, GB/s between all writers; 0 is flat out.
 constexpr double kHostWriteRatesGBps[] = {20, 35, 50, 65, 80, 100, 0};
+constexpr size_t kWriterBuffer = 64 * MiB;  // each writing thread's own memory
 
 // Owners of the probe's CUDA resources.
 struct Pinned {
@@ -121,17 +122,18 @@ double time_copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
 }
 
 // Threads writing memory as a loader's workers collate: streaming stores (dataset.cpp's convert_plane),
-// each thread over its own 64 MiB, round and round, until destroyed. `written()` counts their bytes.
+// one thread over each of `buffers` (kWriterBuffer bytes each, the caller's, made once for every
+// measurement), round and round, until destroyed. `written()` counts their bytes.
 // With `total_gbps` above 0 the threads hold that rate between them, each spinning when ahead of its
 // share: workers converting samples write at the pace their arithmetic allows, not flat out.
 class HostWriters {
   public:
-    HostWriters(int threads, double total_gbps) {
-        const double per_thread_bytes_per_ns = total_gbps / threads;  // GB/s == bytes/ns
-        for (int t = 0; t < threads; ++t) buffers_.push_back(std::make_unique<Pageable>(kBuffer));
-        for (int t = 0; t < threads; ++t)
-            threads_.emplace_back(
-                [this, t, per_thread_bytes_per_ns] { write(buffers_[t]->data, per_thread_bytes_per_ns); });
+    HostWriters(const std::vector<std::unique_ptr<Pageable>>& buffers, double total_gbps) {
+        const double per_thread_bytes_per_ns = total_gbps / static_cast<double>(buffers.size());  // bytes/ns
+        for (const std::unique_ptr<Pageable>& buffer : buffers)
+            threads_.emplace_back([this, data = buffer->data, per_thread_bytes_per_ns] {
+                write(data, per_thread_bytes_per_ns);
+            });
     }
     ~HostWriters() {
         stop_.store(true, std::memory_order_relaxed);
@@ -142,13 +144,13 @@ class HostWriters {
   private:
     // Paced in chunks of 64 KiB, spinning between them: 1 MiB chunks and sleeps put the threads' writes in
     // bursts at the flat-out rate, together, and the copies met the cliff of a far higher rate.
-    static constexpr size_t kBuffer = 64 * MiB, kChunk = 64 * 1024;
+    static constexpr size_t kChunk = 64 * 1024;
     void write(void* data, double bytes_per_ns) {
         auto* bytes = static_cast<std::byte*>(data);
         const TimeNs start = now_ns();
         uint64_t mine = 0;
         for (size_t offset = 0, round = 0; !stop_.load(std::memory_order_relaxed);
-             offset = (offset + kChunk) % kBuffer) {
+             offset = (offset + kChunk) % kWriterBuffer) {
             fill_streaming(bytes + offset, kChunk, static_cast<int>(++round));
             written_.fetch_add(kChunk, std::memory_order_relaxed);
             mine += kChunk;
@@ -173,22 +175,22 @@ class HostWriters {
         std::memset(data, value, bytes);
 #endif
     }
-    std::vector<std::unique_ptr<Pageable>> buffers_;
     std::vector<std::thread> threads_;
     std::atomic<bool> stop_{false};
     std::atomic<uint64_t> written_{0};
 };
 
-// What share of its idle rate a 64 MiB H2D copy keeps while `threads` host threads write memory at
-// `total_gbps` between them (0: as fast as they can), against the idle rate measured just before (the
-// host's state drifts), and the writers' rate while it ran: the median of three such pairs.
+// What share of its idle rate a 64 MiB H2D copy keeps while a host thread for each of `buffers` writes
+// memory, at `total_gbps` between them (0: as fast as they can), against the idle rate measured just before
+// (the host's state drifts), and the writers' rate while it ran: the median of three such pairs.
 Calibration::HostWriteShare time_h2d_under_writes(void* device, void* pinned, cudaStream_t stream,
-                                                  int threads, double total_gbps) {
+                                                  const std::vector<std::unique_ptr<Pageable>>& buffers,
+                                                  double total_gbps) {
     constexpr size_t kBytes = 64 * MiB;
     std::vector<double> shares, write_gbps;
     for (int r = 0; r < 3; ++r) {
         const double idle = time_copy(device, pinned, kBytes, cudaMemcpyHostToDevice, stream, false);
-        HostWriters writers(threads, total_gbps);
+        HostWriters writers(buffers, total_gbps);
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every writer running
         const uint64_t before = writers.written();
         const TimeNs start = now_ns();
@@ -408,9 +410,11 @@ CopyProbeResult probe_copies(int ordinal) {
         // As a loader's workers write: many threads at a steady pace between them, up to the rate a
         // link-bound loader needs (what it sends) and past it, then flat out for the cliff's far side.
         const int writers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()) - 2, 1, 12);
+        std::vector<std::unique_ptr<Pageable>> buffers;
+        for (int t = 0; t < writers; ++t) buffers.push_back(std::make_unique<Pageable>(kWriterBuffer));
         for (double gbps : kHostWriteRatesGBps)
             result.h2d_under_host_writes.push_back(
-                time_h2d_under_writes(device.data, pinned.data, stream.stream, writers, gbps));
+                time_h2d_under_writes(device.data, pinned.data, stream.stream, buffers, gbps));
     }
     result.bidir_total_gbps = std::max(result.bidir_total_gbps, bidirectional());
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
