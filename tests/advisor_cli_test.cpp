@@ -12,6 +12,7 @@
 
 #include "tests/run_binary.h"
 #include "tests/scratch.h"
+#include "tests/within.h"
 
 using namespace pinscope::testing;
 
@@ -90,8 +91,7 @@ TEST_CASE("advise on the pinned H100 capture is TRANSFER-bound, with the link's 
     REQUIRE(link);
     CHECK((*link)["fix"] == nlohmann::json{{"transfer_dtype", "uint8"}});
     CHECK((*link)["metric"] == "samples_per_s");
-    CHECK((*link)["cost"].get<double>() ==
-          doctest::Approx(advice["transfer_share"].get<double>()).epsilon(0.05));
+    CHECK((*link)["cost"].get<double>() == within(advice["transfer_share"].get<double>(), 0.05));
 }
 
 // Pageable, the same load is input-bound first (staging holds the train loop) and transfer-bound under

@@ -7,8 +7,10 @@
 #include "core/analysis/advisor.h"
 #include "core/config/validate.h"
 #include "core/io/advice_json.h"
+#include "tests/within.h"
 
 using namespace pinscope;
+using pinscope::testing::within;
 
 namespace {
 
@@ -93,7 +95,7 @@ TEST_CASE("the verdict follows the Input Pipeline Analyzer: highly from 20%, mod
     CHECK(fed.findings.empty());
     CHECK(fed.verdict_line.find("Not input-bound") == 0);
     const Advice starved = advise_on(starved_trace(lanes, 30), config);
-    CHECK(starved.input_share == doctest::Approx(0.30).epsilon(0.02));
+    CHECK(starved.input_share == within(0.30, 0.02));
     CHECK(starved.verdict_line.find("HIGHLY input-bound") == 0);
 }
 
@@ -157,7 +159,7 @@ TEST_CASE("pageable-async-memcpy names the staging spans on the train loop") {
     REQUIRE(advice.findings.size() == 1);
     const Finding& pageable = advice.findings.front();
     CHECK(pageable.rule_id == "pageable-async-memcpy");
-    CHECK(pageable.cost == doctest::Approx(0.4).epsilon(0.01));
+    CHECK(pageable.cost == within(0.4, 0.01));
     CHECK(pageable.fix == nlohmann::json{{"pin_memory", true}});
     CHECK(pageable.metric == "idle.pageable_staging");
     REQUIRE(pageable.evidence.size() == kMaxEvidence);
@@ -183,7 +185,7 @@ TEST_CASE("one stream with copies alone on the GPU gives low-overlap, with strea
     REQUIRE(overlap);
     CHECK(overlap->fix == nlohmann::json{{"streams", 2}});
     CHECK(overlap->should == Direction::rise);
-    CHECK(overlap->cost == doctest::Approx(0.3).epsilon(0.01));
+    CHECK(overlap->cost == within(0.3, 0.01));
     config.streams = 2;  // the knob is not what keeps them apart: nothing to say
     CHECK_FALSE(finding(advise_on(store, config), "low-overlap"));
 }
@@ -239,7 +241,7 @@ TEST_CASE("findings come most costly first, and the JSON has the documented keys
 
     const nlohmann::json j = advice_json(advice);
     CHECK(j["verdict"] == "highly");
-    CHECK(j["input_share"].get<double>() == doctest::Approx(0.4).epsilon(0.01));
+    CHECK(j["input_share"].get<double>() == within(0.4, 0.01));
     const nlohmann::json& first = j["findings"][0];
     for (const char* key :
          {"rule", "title", "explanation", "cost", "evidence", "fix", "fix_text", "metric", "should"})

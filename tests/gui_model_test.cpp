@@ -25,8 +25,10 @@
 #include "core/units/units.h"
 #include "scratch.h"
 #include "tests/three_process_trace.h"
+#include "tests/within.h"
 
 using namespace pinscope;
+using pinscope::testing::within;
 using namespace pinscope::gui;
 
 namespace {
@@ -110,8 +112,7 @@ TEST_CASE("a fold is drawn as full as its spans kept the lane busy") {
         for (size_t i = item.first; i < item.first + item.count; ++i) busy += spans[i].end - spans[i].start;
         const TimeNs extent = spans[item.first + item.count - 1].end - spans[item.first].start;
         CAPTURE(item.first);
-        CHECK(item.occupancy ==
-              doctest::Approx(static_cast<double>(busy) / static_cast<double>(extent)).epsilon(0.05));
+        CHECK(item.occupancy == within(static_cast<double>(busy) / static_cast<double>(extent), 0.05));
         CHECK(item.occupancy < 0.35);  // a lane at 30% is drawn at 30%, not solid
     }
     CHECK(folds > 10);

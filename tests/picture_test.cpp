@@ -27,8 +27,10 @@
 #include "core/trace/lanes.h"
 #include "core/trace/trace_store.h"
 #include "scratch.h"
+#include "tests/within.h"
 
 using namespace pinscope;
+using pinscope::testing::within;
 
 namespace {
 
@@ -229,8 +231,8 @@ TEST_CASE("spans too short to draw fill their fold as much as they kept the lane
     const double split = layout.mapping.x_of(kBase + kNsPerMs);
     for (const LaneBox& box : row.boxes) {
         CHECK(box.folded());
-        if (box.x1 < split - 1) CHECK(box.occupancy == doctest::Approx(0.3).epsilon(0.1));
-        if (box.x0 > split + 1) CHECK(box.occupancy == doctest::Approx(1.0).epsilon(0.05));
+        if (box.x1 < split - 1) CHECK(box.occupancy == within(0.3, 0.1));
+        if (box.x0 > split + 1) CHECK(box.occupancy == within(1.0, 0.05));
     }
 
     const Image image = decode(timeline_png(store, options));
