@@ -65,6 +65,7 @@ class Model {
     struct BatchState {
         bool arrived = false;       // at the train loop's queue
         bool fresh_buffer = false;  // its collate buffer is new: converting into it faults its pages in
+        bool fresh_pinned = false;  // its pinned buffer (the pin copy's) is new
         int worker = 0;
         int gpu_ops_left = 0;
         int kernels_left = 0;
@@ -103,9 +104,12 @@ class Model {
     bool step_pin();
     double sample_cost_scale(int64_t batch) const;
     double convert_ns(int64_t index);
-    double pin_ns();
+    double pin_ns(int64_t index);
     double io_ns(int64_t index) const;
-    void acquire_collate(int64_t index) { batch(index).fresh_buffer = collate_pool_.acquire(); }
+    void acquire_collate(int64_t index) {
+        batch(index).fresh_buffer = collate_pool_.acquire();
+        fresh_batches_ += batch(index).fresh_buffer ? 1 : 0;
+    }
     BufferPool& pool_held_downstream() { return pin_thread_ || pin_inline_ ? pinned_pool_ : collate_pool_; }
 
     // The train loop.
@@ -153,6 +157,7 @@ class Model {
     const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
     const double first_touch_ns_;         // a fresh batch buffer's pages
     BufferPool collate_pool_, pinned_pool_;
+    int fresh_batches_ = 0;  // batches that paid a fresh buffer's first touch and have not ended yet
     double now_ = 0;
     ModelTrace trace_;
 
@@ -238,6 +243,8 @@ ModelTrace Model::run() {
         advance(next);
     }
     trace_.end = now_;
+    // A batch that paid a first touch and never reached the GPU: the run ended before its steady state.
+    if (fresh_batches_ > 0) trace_.warm_from = trace_.end;
     trace_.batches = submitted_;
     return std::move(trace_);
 }
@@ -304,7 +311,13 @@ void Model::on_gpu_done(const GpuOp& op) {
             // With the data on the GPU there is no copy: the first kernel starts the GPU's work.
             if (resident_ && (trace_.first_h2d < 0 || op.start < trace_.first_h2d))
                 trace_.first_h2d = op.start;
-            if (--batch(op.batch).kernels_left == 0) trace_.batch_ends.push_back(now_);
+            if (--batch(op.batch).kernels_left == 0) {
+                trace_.batch_ends.push_back(now_);
+                if (batch(op.batch).fresh_buffer || batch(op.batch).fresh_pinned) {
+                    trace_.warm_from = now_;
+                    --fresh_batches_;
+                }
+            }
             break;
         case OpKind::h2d:
             trace_.h2d.push_back(span);
@@ -351,9 +364,12 @@ double Model::convert_ns(int64_t index) {
     return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
 }
 
-// The pin copy, into a pinned buffer that may be new. The collate buffer it copies from is free after.
-double Model::pin_ns() {
-    return pin_ns_ + (pinned_pool_.acquire() ? first_touch_ns_ : 0);
+// Batch `index`'s pin copy, into a pinned buffer that may be new. The collate buffer it copies from is
+// free after.
+double Model::pin_ns(int64_t index) {
+    batch(index).fresh_pinned = pinned_pool_.acquire();
+    fresh_batches_ += batch(index).fresh_pinned && !batch(index).fresh_buffer ? 1 : 0;
+    return pin_ns_ + (batch(index).fresh_pinned ? first_touch_ns_ : 0);
 }
 
 // A worker's program: take an index, wait out the batch's io, decode it, convert it, hand it on.
@@ -400,7 +416,7 @@ bool Model::step_pin() {
     }
     if (pin_head_ >= pin_queue_.size()) return false;
     t.batch = pin_queue_[pin_head_++];
-    t.work(pin_ns(), pin_bus_);
+    t.work(pin_ns(t.batch), pin_bus_);
     t.step = 1;
     return true;
 }
@@ -487,7 +503,7 @@ bool Model::loop_get() {
             t.work(resident_ ? 0 : convert_ns(current_), convert_bus_);
             t.step = 3;
         } else if (t.step == 3 && pin_inline_) {
-            t.work(pin_ns(), pin_bus_);
+            t.work(pin_ns(current_), pin_bus_);
             t.step = 4;
         } else {
             if (pin_inline_) collate_pool_.release();

@@ -37,6 +37,9 @@ struct ModelTrace {
     double stopped = 0;          // when the train loop stopped taking batches
     double end = 0;              // when the GPU had drained (the last span's end)
     int64_t batches = 0;         // batches submitted
+    // When the last batch that paid a fresh buffer's first touch (collate or pinned) ended: the steady
+    // state starts after it.
+    double warm_from = 0;
 };
 
 // Runs `config` until `batch_limit` batches are submitted or model time reaches `seconds` (0: no limit),

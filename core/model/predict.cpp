@@ -17,6 +17,9 @@ using model::ModelTrace;
 // half (taken as the steady state) starts after every pool buffer has had its first batch. Capped at 96,
 // 8 workers with prefetch 8 (75 batches in the pipeline) took start-up for the steady state: fresh 19
 // MiB buffers paging in on every batch, 5,200 samples/s predicted against 12,300 measured.
+// The most batches the model runs to get its steady state past the pools' first touches (see predict()).
+constexpr int64_t kMaxBatchesModelled = 4096;
+
 int64_t batches_to_model(const PipelineConfig& config) {
     const int64_t pipeline = config.max_outstanding() + config.streams + 1 + config.num_workers;
     return std::clamp<int64_t>(2 * pipeline, 32, 512);
@@ -195,19 +198,30 @@ Metrics predict(const PipelineConfig& given, const Calibration& calibration, con
     }
     // A run lasts `seconds` of the clock; in slow motion that is fewer seconds of the real pipeline.
     const double seconds = config.seconds > 0 ? config.seconds / config.slow_motion : 0;
-    const int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);
-    const ModelTrace trace = model::run_model(config, calibration, host, cap, seconds);
+    // Ended by the model's batch cap, not by the run's bounds: the second half of the batches is taken as
+    // the steady state and stretched to fill the run's seconds. It runs from one batch's end to another's,
+    // so batches that come in bursts (workers in step) are counted over whole periods, and it must start
+    // after the last batch that paid a fresh buffer's first touch: out of order, two workers with warm
+    // buffers took turns for 32 batches while two others faulted theirs in (4 workers, 48 MiB batches:
+    // half the in-order prediction, where the simulated GPU ran out of order as fast or faster). So the
+    // model runs more batches, up to kMaxBatchesModelled, until that holds.
+    const bool bounded = config.batches == 0 && seconds > 0;
+    int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);
+    ModelTrace trace = model::run_model(config, calibration, host, cap, seconds);
+    const auto capped = [&] {
+        return bounded && trace.stopped < seconds * 1e9 && trace.batch_ends.size() >= 4;
+    };
+    const auto middle_of = [&] { return trace.batch_ends[trace.batch_ends.size() / 2 - 1]; };
+    while (capped() && middle_of() < trace.warm_from && cap < kMaxBatchesModelled) {
+        cap = std::min(2 * cap, kMaxBatchesModelled);
+        trace = model::run_model(config, calibration, host, cap, seconds);
+    }
     if (trace.first_h2d < 0 || trace.end <= trace.first_h2d) return metrics_of({}, config);
 
     const TraceMeasure measure(trace);
     const double start = trace.first_h2d;
-    // Ended by the model's batch cap, not by the run's bounds: the second half of the batches is taken as
-    // the steady state and stretched to fill the run's seconds. It runs from one batch's end to another's,
-    // so batches that come in bursts (workers in step) are counted over whole periods.
-    const bool capped =
-        config.batches == 0 && seconds > 0 && trace.stopped < seconds * 1e9 && trace.batch_ends.size() >= 4;
-    if (!capped) return metrics_of(measure.in(start, trace.end), config);
-    const double middle = trace.batch_ends[trace.batch_ends.size() / 2 - 1], last = trace.batch_ends.back();
+    if (!capped()) return metrics_of(measure.in(start, trace.end), config);
+    const double middle = middle_of(), last = trace.batch_ends.back();
     const Amounts head = measure.in(start, middle), steady = measure.in(middle, last),
                   drain = measure.in(last, trace.end);
     const double target = seconds * 1e9 - start;
