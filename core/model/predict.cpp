@@ -14,7 +14,8 @@ using model::ModelTrace;
 
 // Batches the model runs before it extrapolates the steady state to the run's length: enough to fill
 // the prefetch queue, the slots in flight and a few rounds of every worker, twice over, so the second
-// half (taken as the steady state) starts after every pool buffer has had its first batch. Capped at 96,
+// half (taken as the steady state) starts after every pool buffer has had its first batch (predict() runs
+// more where it does not). Capped at 96,
 // 8 workers with prefetch 8 (75 batches in the pipeline) took start-up for the steady state: fresh 19
 // MiB buffers paging in on every batch, 5,200 samples/s predicted against 12,300 measured.
 // The most batches the model runs to get its steady state past the pools' first touches (see predict()).
