@@ -55,9 +55,14 @@ struct HostRates {
     // ... per output byte too, into the other transfer dtypes: uint8 (the pixels copied as they are) and
     // half precision (float16 and bfloat16 take the same table lookup).
     ByteRateCurve convert_uint8, convert_half;
-    double per_sample_ns = 0;    // a fetch call's own cost, beyond its bytes
-    ByteRateCurve memcpy_rate;   // the pin thread's copy, by batch bytes
-    ByteRateCurve staging_rate;  // PageableStaging::stage to the device (H2D), by copy bytes
+    double per_sample_ns = 0;  // a fetch call's own cost, beyond its bytes
+    // The pin thread's copy, by batch bytes, of a batch a worker wrote with plain stores (samples under
+    // 256 KiB: what fits may still be in the cache the cores share) ...
+    ByteRateCurve memcpy_rate;
+    // ... and of one written with streaming stores (larger samples in float32 or half precision: memory).
+    ByteRateCurve memcpy_from_streamed;
+    // PageableStaging::stage to the device (H2D), by copy bytes, from a batch written either way.
+    ByteRateCurve staging_rate, staging_from_streamed;
     // ... and from it (D2H): writing a pageable buffer that is not in cache is slower than reading one (on
     // the H100 host, 8 MiB results ran a fifth slower than the H2D rate said).
     ByteRateCurve staging_from_device_rate;

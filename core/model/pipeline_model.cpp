@@ -17,6 +17,13 @@ namespace {
 
 constexpr int64_t kStreamingSampleBytes = 256 << 10;  // dataset.cpp's threshold for streaming stores
 
+// Whether the batches are written with streaming stores, around the cache (dataset.cpp: float32 and half
+// precision samples of 256 KiB and up; uint8 samples are copied as they are). The pin copy and pageable
+// staging then read them from memory, slower than a batch still in the cache the cores share.
+bool batches_streamed(const PipelineConfig& config) {
+    return config.transfer_dtype != TransferDtype::uint8 && config.sample_bytes() >= kStreamingSampleBytes;
+}
+
 // A pool of batch buffers (host_buffer_pool.h): a buffer is allocated when none is free, and a fresh
 // one pays its first touch (HostRates::first_touch_gbps) on its first batch.
 struct BufferPool {
@@ -153,6 +160,7 @@ class Model {
     const double call_ns_;
     const double handoff_ns_;
     const double gpu_wake_ns_;
+    const bool batches_streamed_;
     const double pin_ns_;
     const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
     const double first_touch_ns_;         // a fresh batch buffer's pages
@@ -219,7 +227,9 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
       handoff_ns_(host.handoff_us * 1e3),
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
-      pin_ns_(host.memcpy_rate.ns_for(static_cast<double>(config.batch_bytes()))),
+      batches_streamed_(batches_streamed(config)),
+      pin_ns_((batches_streamed_ ? host.memcpy_from_streamed : host.memcpy_rate)
+                  .ns_for(static_cast<double>(config.batch_bytes()))),
       convert_bus_(bus_use(host.convert_bus_threads, static_cast<double>(config.batch_bytes()))),
       pin_bus_(bus_use(host.memcpy_bus_threads, static_cast<double>(config.batch_bytes()))),
       first_touch_ns_(host.first_touch_ns(static_cast<double>(config.batch_bytes()))) {
@@ -679,8 +689,9 @@ bool Model::loop_issue_wait(HostThread& t) {
         if (!gpu_.started(pending_op_)) return false;
         if (op.kind == OpKind::d2h && op.remaining > 0) return false;
         if (wake_after_gpu(t)) return true;
-        const ByteRateCurve& rate =
-            op.kind == OpKind::h2d ? host_.staging_rate : host_.staging_from_device_rate;
+        const ByteRateCurve& rate = op.kind == OpKind::d2h ? host_.staging_from_device_rate
+                                    : batches_streamed_    ? host_.staging_from_streamed
+                                                           : host_.staging_rate;
         t.work(op.bytes / rate.at(op.bytes) + engine_rules::pageable_extra_us(gpu_.calibration()) * 1e3,
                bus_use(host_.memcpy_bus_threads, op.bytes));
         staging_started_ = now_;
