@@ -6,6 +6,10 @@
 
 #include <sys/prctl.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/trace/clock.h"
 
 namespace pinscope {
@@ -25,6 +29,13 @@ inline void sleep_for_ns(TimeNs duration) {
     if (duration > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(duration));
 }
 
+// One turn of a spin-wait: tells the core this thread is waiting, and keeps it.
+inline void spin_pause() {
+#if defined(__SSE2__)
+    _mm_pause();
+#endif
+}
+
 // For waits on the modelled GPU, where a late wake-up would delay the pipeline.
 inline void sleep_until_ns(TimeNs deadline) {
     constexpr TimeNs kSpinWindow = 30 * kNsPerUs;
@@ -32,7 +43,7 @@ inline void sleep_until_ns(TimeNs deadline) {
     TimeNs now = now_ns();
     if (deadline - now > kSpinWindow)
         std::this_thread::sleep_for(std::chrono::nanoseconds(deadline - now - kSpinWindow));
-    while (now_ns() < deadline) std::this_thread::yield();
+    while (now_ns() < deadline) spin_pause();
 }
 
 }  // namespace pinscope
