@@ -107,3 +107,14 @@ TEST_CASE("a knob that means nothing in a config says so: prefetch_factor withou
     config.pin_memory = false;
     CHECK_FALSE(knob("pin_mode").applies_to(config));
 }
+
+TEST_CASE("a knob's label names its none only for the none: prefetch_factor=1 is set, not unset") {
+    PipelineConfig config;
+    config.num_workers = 2;
+    CHECK(knob("prefetch_factor").label(config) == "unset (2)");
+    config.prefetch_factor = 1;  // the lowest value, given: the predictor check printed it "1 (unset)"
+    CHECK_FALSE(knob("prefetch_factor").is_none(config));
+    CHECK(knob("prefetch_factor").label(config) == "1");
+    config.straggler_every = 0;  // a knob whose lowest value is its none keeps its label
+    CHECK(knob("straggler_every").is_none(config));
+}

@@ -205,6 +205,8 @@ bool Knob::is_none(const PipelineConfig& config) const {
     if (none_label.empty()) return false;
     const nlohmann::json value = get(config);
     if (value.is_null()) return true;
+    // An optional knob's none is unset: its lowest value, given, is a value (prefetch_factor=1).
+    if (optional) return false;
     if (value.is_string()) return value.get<std::string>().empty();
     return value.is_number() && value.get<double>() == min;
 }

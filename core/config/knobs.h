@@ -92,7 +92,8 @@ struct Knob {
     // The value as a person reads it, saying what a "none" value means: "unset (2)", "0 (half the RAM)",
     // "built-in H100", "4096".
     std::string label(const PipelineConfig& config) const;
-    // Whether the value is the knob's "none" (unset, empty text, or its lowest value) with a none_label.
+    // Whether the value is the knob's "none" (unset, empty text, or its lowest value) with a none_label;
+    // an optional knob's none is unset alone.
     bool is_none(const PipelineConfig& config) const;
     // What is wrong with the value in `config` (range, rule), as a message that names the knob and a
     // fix; nullopt when it is fine.
