@@ -452,3 +452,34 @@ TEST_CASE(
         CHECK(c["predicted_samples_per_s"].get<double>() >= 0);
     }
 }
+
+TEST_CASE("bench --predictor-check --passes judges each config on the medians of its passes") {
+    const Result r = run_pinscope("bench --predictor-check 2 --seed 1 --seconds 0.2 --passes 2 --json");
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const nlohmann::json& summary = j["predictor_check"];
+    CHECK(summary["passes"] == 2);
+    for (const char* share :
+         {"first_pass_samples_per_s_within_10pct", "first_pass_samples_per_s_within_25pct"}) {
+        CAPTURE(share);
+        REQUIRE(summary.contains(share));
+        CHECK(summary[share].get<double>() >= 0);
+        CHECK(summary[share].get<double>() <= 1);
+    }
+    REQUIRE(j["configs"].size() == 2);
+    for (const nlohmann::json& c : j["configs"]) {
+        const nlohmann::json& passes = c["passes"];
+        REQUIRE(passes.size() == 2);
+        // The median of two passes is their mean, on both sides.
+        for (const char* side : {"measured_samples_per_s", "predicted_samples_per_s"}) {
+            CAPTURE(side);
+            const double mean = (passes[0][side].get<double>() + passes[1][side].get<double>()) / 2;
+            CHECK(c[side].get<double>() == doctest::Approx(mean).epsilon(1e-9));
+        }
+    }
+    // Out of range: refused with the option's name.
+    const Result zero = run_pinscope("bench --predictor-check 2 --passes 0");
+    CHECK(zero.exit_code != 0);
+    CHECK(zero.err.find("--passes") != std::string::npos);
+}

@@ -100,14 +100,20 @@ Command add_bench_command(CLI::App& app) {
     auto repeat = std::make_shared<bool>(false);
     cmd->add_flag("--repeat", *repeat,
                   "With --predictor-check: run each config twice and print how far the two runs differ");
+    auto passes = std::make_shared<int>(1);
+    cmd->add_option("--passes", *passes,
+                    "With --predictor-check: run the whole set this many times over and judge each config on "
+                    "the medians of its passes (a spell of a busy host then moves one pass, not the verdict)")
+        ->check(CLI::Range(1, 9))
+        ->capture_default_str();
     auto deadlines = std::make_shared<bool>(false);
     cmd->add_flag(
         "--deadlines", *deadlines,
         "Instead: how far past its seconds, or stop(), a run ends whose work would take far longer");
     return {
         cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines, profiler_trace, check,
-              seed, repeat] {
-            if (*check > 0) return run_predictor_check(*check, *seed, *seconds, *repeat, *json);
+              seed, repeat, passes] {
+            if (*check > 0) return run_predictor_check(*check, *seed, *seconds, *repeat, *passes, *json);
             if (*predict) return run_predict_bench(*json);
             if (*deadlines) return run_deadline_bench(*json);
             if (!open_capture->empty()) return open_capture_timed(*open_capture);

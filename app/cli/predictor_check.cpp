@@ -31,11 +31,37 @@ double relative_error(double value, double reference) {
     return value > 0 ? INFINITY : 0;
 }
 
+// The middle of `values` (the mean of the two middle ones for an even count).
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n == 0 ? 0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// What the check compares, over the passes: each figure's median on its own.
+Metrics median_of_passes(const std::vector<Metrics>& passes) {
+    Metrics m = passes.front();
+    const auto each = [&](double Metrics::*figure) {
+        std::vector<double> values;
+        for (const Metrics& pass : passes) values.push_back(pass.*figure);
+        m.*figure = median(std::move(values));
+    };
+    each(&Metrics::samples_per_s);
+    each(&Metrics::stall);
+    each(&Metrics::gpu_busy);
+    return m;
+}
+
 struct Checked {
     PipelineConfig config;
+    // With --passes, the medians of each config's passes; the passes themselves below.
     Metrics predicted, measured;
-    std::optional<Metrics> again;  // --repeat: the same config run a second time, right after
+    std::vector<Metrics> predicted_passes, measured_passes;
+    std::optional<Metrics> again;  // --repeat: the same config run a second time, right after (pass 1)
     double error() const { return relative_error(predicted.samples_per_s, measured.samples_per_s); }
+    double first_pass_error() const {
+        return relative_error(predicted_passes.front().samples_per_s, measured_passes.front().samples_per_s);
+    }
     // The second run against the first: how far the measurement itself moves, which no model can beat.
     double run_to_run() const {
         return again ? relative_error(again->samples_per_s, measured.samples_per_s) : 0;
@@ -57,8 +83,8 @@ std::string knobs_of(const PipelineConfig& config) {
 
 // "+12.3%", or "no batch" for a run that finished none in its seconds where some were predicted (its
 // error has no size: it counts as a miss, and sorts first among the worst).
-std::string error_text(const Checked& c) {
-    return std::isfinite(c.error()) ? fmt::format("{:+.1f}%", 100 * c.error()) : "no batch";
+std::string error_text(double error) {
+    return std::isfinite(error) ? fmt::format("{:+.1f}%", 100 * error) : "no batch";
 }
 
 double share_within(const std::vector<double>& values, double bound) {
@@ -78,49 +104,63 @@ double percentile_abs(std::vector<double> values, double p) {
 
 }  // namespace
 
-int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, bool json) {
+int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, int passes, bool json) {
     const std::vector<PipelineConfig> configs = random_configs(seed, count);
     if (!json)
         fmt::print(
             "predictor check: {} random configs (seed {}), each predicted, then run {} s on the simulated "
-            "GPU{}\n",
-            count, seed, seconds, repeat ? ", and run again to see how far two runs differ" : "");
-    std::vector<Checked> results;
+            "GPU{}{}\n",
+            count, seed, seconds, repeat ? ", and run again to see how far two runs differ" : "",
+            passes > 1
+                ? fmt::format("; the whole set {} times, each config judged on its passes' medians", passes)
+                : "");
+    std::vector<Checked> results(configs.size());
     // The median of the last kRatesKept measurements, three of them taken at the start: one measurement
     // is a second of a host whose rates swing from one second to the next (on this project's VM convert
     // ran at 12 to 25 GB/s and memcpy at 8 to 21 in six measurements of one process a few seconds apart),
     // while a run of a few seconds meets their average.
     std::vector<HostRates> measured;
     HostRates host;
-    for (size_t i = 0; i < configs.size(); ++i) {
-        if (i % kRatesEvery == 0) {
-            do {
-                measured.push_back(measure_host_rates());
-                if (measured.size() > kRatesKept) measured.erase(measured.begin());
-            } while (measured.size() < kRatesKept);
-            host = median_of(measured);
-            if (!json) fmt::print("     this host now: {}\n", describe(host));
+    // Passes one after another, not a config's runs back to back: a spell of the host (minutes of slower
+    // cores or memory on this project's VM) then falls on one of a config's runs, not on all of them.
+    for (int pass = 0; pass < passes; ++pass) {
+        if (!json && passes > 1) fmt::print("pass {} of {}\n", pass + 1, passes);
+        for (size_t i = 0; i < configs.size(); ++i) {
+            if (i % kRatesEvery == 0) {
+                do {
+                    measured.push_back(measure_host_rates());
+                    if (measured.size() > kRatesKept) measured.erase(measured.begin());
+                } while (measured.size() < kRatesKept);
+                host = median_of(measured);
+                if (!json) fmt::print("     this host now: {}\n", describe(host));
+            }
+            Checked& c = results[i];
+            c.config = configs[i];
+            c.config.seconds = seconds;
+            c.predicted_passes.push_back(predict(c.config, calibration_for(c.config), host));
+            c.measured_passes.push_back(measure(c.config));
+            if (repeat && pass == 0) c.again = measure(c.config);
+            c.predicted = median_of_passes(c.predicted_passes);
+            c.measured = median_of_passes(c.measured_passes);
+            // This pass's own figures (the verdict, at the end, takes each config's medians).
+            const Metrics &predicted = c.predicted_passes.back(), &ran = c.measured_passes.back();
+            const double error = relative_error(predicted.samples_per_s, ran.samples_per_s);
+            if (!json)
+                fmt::print(
+                    "{:>4} {:>8}  measured {:>10.0f} predicted {:>10.0f} samples/s  stall {:.2f}/{:.2f}  "
+                    "busy {:.2f}/{:.2f}{}  {}\n",
+                    i, error_text(error), ran.samples_per_s, predicted.samples_per_s, ran.stall,
+                    predicted.stall, ran.gpu_busy, predicted.gpu_busy,
+                    repeat && pass == 0 ? fmt::format("  again {:+.1f}%", 100 * c.run_to_run()) : "",
+                    knobs_of(c.config));
+            std::fflush(stdout);
         }
-        Checked c;
-        c.config = configs[i];
-        c.config.seconds = seconds;
-        c.predicted = predict(c.config, calibration_for(c.config), host);
-        c.measured = measure(c.config);
-        if (repeat) c.again = measure(c.config);
-        results.push_back(c);
-        if (!json)
-            fmt::print(
-                "{:>4} {:>8}  measured {:>10.0f} predicted {:>10.0f} samples/s  stall {:.2f}/{:.2f}  "
-                "busy {:.2f}/{:.2f}{}  {}\n",
-                i, error_text(c), c.measured.samples_per_s, c.predicted.samples_per_s, c.measured.stall,
-                c.predicted.stall, c.measured.gpu_busy, c.predicted.gpu_busy,
-                repeat ? fmt::format("  again {:+.1f}%", 100 * c.run_to_run()) : "", knobs_of(c.config));
-        std::fflush(stdout);
     }
-    std::vector<double> errors, stalls, busy, run_to_run;
+    std::vector<double> errors, first_pass_errors, stalls, busy, run_to_run;
     for (const Checked& c : results) {
         if (c.again) run_to_run.push_back(c.run_to_run());
         errors.push_back(c.error());
+        first_pass_errors.push_back(c.first_pass_error());
         stalls.push_back(c.stall_error());
         busy.push_back(c.busy_error());
     }
@@ -128,6 +168,7 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
         {"configs", count},
         {"seed", seed},
         {"seconds", seconds},
+        {"passes", passes},
         {"samples_per_s_within_10pct", share_within(errors, 0.10)},
         {"samples_per_s_within_25pct", share_within(errors, 0.25)},
         {"stall_within_0.1", share_within(stalls, 0.10)},
@@ -137,6 +178,10 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
         {"abs_error_p99", percentile_abs(errors, 99)},
         {"abs_error_max", percentile_abs(errors, 100)},
     };
+    if (passes > 1) {
+        summary["first_pass_samples_per_s_within_10pct"] = share_within(first_pass_errors, 0.10);
+        summary["first_pass_samples_per_s_within_25pct"] = share_within(first_pass_errors, 0.25);
+    }
     if (repeat) {
         summary["runs_agree_within_10pct"] = share_within(run_to_run, 0.10);
         summary["runs_agree_within_25pct"] = share_within(run_to_run, 0.25);
@@ -154,6 +199,13 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
                                      {"measured_gpu_busy", c.measured.gpu_busy},
                                      {"predicted_gpu_busy", c.predicted.gpu_busy}};
             if (c.again) config["again_samples_per_s"] = c.again->samples_per_s;
+            if (passes > 1) {
+                nlohmann::json each_pass = nlohmann::json::array();
+                for (size_t p = 0; p < c.measured_passes.size(); ++p)
+                    each_pass.push_back({{"measured_samples_per_s", c.measured_passes[p].samples_per_s},
+                                         {"predicted_samples_per_s", c.predicted_passes[p].samples_per_s}});
+                config["passes"] = std::move(each_pass);
+            }
             each.push_back(std::move(config));
         }
         std::cout << nlohmann::json{{"predictor_check", summary}, {"configs", each}}.dump() << std::endl;
@@ -169,6 +221,11 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
         share("samples_per_s_within_10pct"), share("samples_per_s_within_25pct"), share("abs_error_p50"),
         share("abs_error_p90"), share("abs_error_p99"), share("abs_error_max"), share("stall_within_0.1"),
         share("gpu_busy_within_0.1"));
+    if (passes > 1)
+        fmt::print(
+            "(the medians of {} passes; the first pass alone: samples/s within 10%: {}, within 25%: {})\n",
+            passes, share("first_pass_samples_per_s_within_10pct"),
+            share("first_pass_samples_per_s_within_25pct"));
     if (repeat)
         fmt::print(
             "two runs of one config agree within 10%: {} of configs, within 25%: {} (|second / first - 1| "
@@ -181,7 +238,7 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, b
               [](const Checked* a, const Checked* b) { return std::abs(a->error()) > std::abs(b->error()); });
     fmt::print("the worst:\n");
     for (size_t i = 0; i < worst.size() && i < 8; ++i)
-        fmt::print("  {:>8}  {}\n", error_text(*worst[i]), knobs_of(worst[i]->config));
+        fmt::print("  {:>8}  {}\n", error_text(worst[i]->error()), knobs_of(worst[i]->config));
     return kExitOk;
 }
 
