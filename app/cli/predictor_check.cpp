@@ -12,6 +12,7 @@
 
 #include "app/cli/usage_error.h"
 #include "core/config/knobs.h"
+#include "core/device/median.h"
 #include "core/lab/measured_run.h"
 #include "core/lab/random_configs.h"
 #include "core/model/predict.h"
@@ -31,14 +32,8 @@ double relative_error(double value, double reference) {
     return value > 0 ? INFINITY : 0;
 }
 
-// The middle of `values` (the mean of the two middle ones for an even count).
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n == 0 ? 0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// What the check compares, over the passes: each figure's median on its own.
+// What the check compares, over the passes: each figure's median on its own (of an even count of passes,
+// the upper middle one, as median.h takes it).
 Metrics median_of_passes(const std::vector<Metrics>& passes) {
     Metrics m = passes.front();
     const auto each = [&](double Metrics::*figure) {
@@ -64,7 +59,7 @@ struct Checked {
     }
     // The second run against the first: how far the measurement itself moves, which no model can beat.
     double run_to_run() const {
-        return again ? relative_error(again->samples_per_s, measured.samples_per_s) : 0;
+        return again ? relative_error(again->samples_per_s, measured_passes.front().samples_per_s) : 0;
     }
     double stall_error() const { return predicted.stall - measured.stall; }
     double busy_error() const { return predicted.gpu_busy - measured.gpu_busy; }
@@ -140,8 +135,6 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
             c.predicted_passes.push_back(predict(c.config, calibration_for(c.config), host));
             c.measured_passes.push_back(measure(c.config));
             if (repeat && pass == 0) c.again = measure(c.config);
-            c.predicted = median_of_passes(c.predicted_passes);
-            c.measured = median_of_passes(c.measured_passes);
             // This pass's own figures (the verdict, at the end, takes each config's medians).
             const Metrics &predicted = c.predicted_passes.back(), &ran = c.measured_passes.back();
             const double error = relative_error(predicted.samples_per_s, ran.samples_per_s);
@@ -155,6 +148,10 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
                     knobs_of(c.config));
             std::fflush(stdout);
         }
+    }
+    for (Checked& c : results) {
+        c.predicted = median_of_passes(c.predicted_passes);
+        c.measured = median_of_passes(c.measured_passes);
     }
     std::vector<double> errors, first_pass_errors, stalls, busy, run_to_run;
     for (const Checked& c : results) {
