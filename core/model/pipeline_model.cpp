@@ -5,6 +5,7 @@
 
 #include "core/model/host_threads.h"
 #include "core/model/model_gpu.h"
+#include "core/pipeline/dataset.h"
 #include "core/pipeline/worker_assignment.h"
 
 // Index of this file (the host's threads, cores and memory bus: host_threads.h):
@@ -14,15 +15,6 @@
 
 namespace pinscope::model {
 namespace {
-
-constexpr int64_t kStreamingSampleBytes = 256 << 10;  // dataset.cpp's threshold for streaming stores
-
-// Whether the batches are written with streaming stores, around the cache (dataset.cpp: float32 and half
-// precision samples of 256 KiB and up; uint8 samples are copied as they are). The pin copy and pageable
-// staging then read them from memory, slower than a batch still in the cache the cores share.
-bool batches_streamed(const PipelineConfig& config) {
-    return config.transfer_dtype != TransferDtype::uint8 && config.sample_bytes() >= kStreamingSampleBytes;
-}
 
 // A pool of batch buffers (host_buffer_pool.h): a buffer is allocated when none is free, and a fresh
 // one pays its first touch (HostRates::first_touch_gbps) on its first batch.
@@ -160,6 +152,8 @@ class Model {
     const double call_ns_;
     const double handoff_ns_;
     const double gpu_wake_ns_;
+    // Written with streaming stores (dataset.h): the pin copy and pageable staging read them from memory,
+    // slower than a batch still in the cache the cores share.
     const bool batches_streamed_;
     const double pin_ns_;
     const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
@@ -227,7 +221,7 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
       handoff_ns_(host.handoff_us * 1e3),
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
-      batches_streamed_(batches_streamed(config)),
+      batches_streamed_(writes_around_the_cache(config)),
       pin_ns_((batches_streamed_ ? host.memcpy_from_streamed : host.memcpy_rate)
                   .ns_for(static_cast<double>(config.batch_bytes()))),
       convert_bus_(bus_use(host.convert_bus_threads, static_cast<double>(config.batch_bytes()))),
@@ -364,10 +358,9 @@ double Model::io_ns(int64_t index) const {
 }
 
 double Model::convert_ns(int64_t index) {
-    const bool streaming = config_.sample_bytes() >= kStreamingSampleBytes;
     const ByteRateCurve& curve = config_.transfer_dtype == TransferDtype::uint8     ? host_.convert_uint8
                                  : config_.transfer_dtype != TransferDtype::float32 ? host_.convert_half
-                                 : streaming                                        ? host_.convert_streaming
+                                 : batches_streamed_                                ? host_.convert_streaming
                                  : workers_ == 0 ? host_.convert_plain_reused
                                                  : host_.convert_plain;
     const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;

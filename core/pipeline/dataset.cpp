@@ -221,8 +221,12 @@ SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
         }
     }
     window_starts_ = static_cast<int64_t>(pixels_->size()) - elements_;
-    streaming_ = sample_bytes() >= kStreamingSampleBytes;
+    streaming_ = writes_around_the_cache(config);
     costs_time_ = io_us_ > 0 || decode_us_ > 0 || slow_motion_ > 1;
+}
+
+bool writes_around_the_cache(const PipelineConfig& config) {
+    return config.transfer_dtype != TransferDtype::uint8 && config.sample_bytes() >= kStreamingSampleBytes;
 }
 
 double SyntheticImageDataset::cost_scale(int64_t index) const {
