@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <thread>
 
@@ -219,6 +220,24 @@ TEST_CASE("a kernel lasts kernel_us and kernels never run at once") {
     for (size_t i = 0; i < kernels.size(); ++i) {
         CHECK(kernels[i].duration() == 500 * kNsPerUs);
         if (i) CHECK(kernels[i].start >= kernels[i - 1].end);
+    }
+}
+
+// The live view reads the trace while the train loop may make no call for a long while (waiting for the
+// loader): the device thread notes what finished meanwhile, though no caller wakes it.
+TEST_CASE("work finishes on the timeline with no call into the device, an idle device's too") {
+    Bench bench;
+    Stream stream = bench.device.create_stream(0);
+    DeviceBuffer dev = bench.device.allocate_device(MiB);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the device thread idles
+    for (int64_t batch = 0; batch < 2; ++batch) {
+        bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 2000, batch}, stream);
+        size_t seen = 0;
+        for (int wait_ms = 0; wait_ms < 5000 && seen <= static_cast<size_t>(batch); wait_ms += 5) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            seen = bench.spans(SpanKind::kernel).size();
+        }
+        CHECK(seen == static_cast<size_t>(batch + 1));
     }
 }
 

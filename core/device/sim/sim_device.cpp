@@ -113,10 +113,10 @@ void SimDevice::spend_startup(std::string_view what, double seconds) {
 
 SimDevice::~SimDevice() {
     {
-        std::lock_guard lock(mutex_);
+        std::lock_guard lock(device_thread_mutex_);
         stopping_ = true;
     }
-    wake_device_.notify_all();
+    device_thread_wake_.notify_all();
     device_thread_.join();
 }
 
@@ -226,12 +226,8 @@ uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
         return op.seq;
     }
     s.queue.push_back(op);
-    advance_to(clock_);  // starts it at once if its engine is free
-    const TimeNs next = next_completion();
-    // Wake the device thread only where it would otherwise note this completion more than its grace late.
-    if (next != kNever &&
-        (device_thread_deadline_ == 0 || next + kDeviceThreadGrace < device_thread_deadline_))
-        wake_device_.notify_one();
+    advance_to(
+        clock_);  // starts it at once if its engine is free (the device thread is not woken: see there)
     return op.seq;
 }
 
@@ -342,7 +338,6 @@ void SimDevice::cut_work() {
         cut_everything(clock_);
     }
     cut_made_.notify_all();
-    wake_device_.notify_all();
 }
 
 //------------------------------------------------------------------------------------------------------------
@@ -470,7 +465,10 @@ void SimDevice::advance_to(TimeNs now) {
         update_rates();
         const TimeNs next = next_completion();
         move_copies_to(std::min(next, now));
-        if (next > now) return;
+        if (next > now) {
+            next_due_.store(next, std::memory_order_release);
+            return;
+        }
         for (auto& [handle, s] : streams_) {
             if (s.queue.empty() || !s.queue.front().running) continue;
             const Op& op = s.queue.front();
@@ -633,24 +631,33 @@ void SimDevice::cut_everything(TimeNs at) {
 
 // The device thread only keeps the trace current while no caller advances the model: every call does
 // (advance_to), and completions are noted at their modelled times however late the model is advanced. So
-// it wakes a grace after the next completion, by which time a busy pipeline's calls have usually noted it
-// and the thread goes back to sleep without taking the lock from them. Waking at the completion itself
-// made each completion a wake-up that contended for the lock with the train loop; without those the
-// engine benchmark ran 1.1x (inline) to 1.45x (4 workers) as fast on the H100 machine's 16-core host.
+// the thread must never hold a caller up, and it keeps off the model's lock unless a completion is overdue:
+// - Callers do not wake it. Each issue used to, where the device had been idle: on a host whose cores the
+//   workers keep busy the woken thread then held the model's lock as the train loop made its next call,
+//   the loop blocked on the lock, and having slept it queued for a core again. The kernel of a batch
+//   started 1-5 ms after its copy had ended (2 workers, the pin thread, 48 MiB batches, this project's
+//   2-core VM) where a GPU starts it at once, and the GPU's idle time went to "other" instead of the
+//   loader (stall 0.66 measured, 0.99 predicted). An op issued to an idle device is seen within kIdleLook.
+// - It reads when the next completion is due from next_due_, and takes the lock, only if it is free, when
+//   that is a grace past: a busy pipeline's calls have usually noted it by then. Waking at the completion
+//   itself made each completion a wake-up that contended for the lock with the train loop; without those
+//   the engine benchmark ran 1.1x (inline) to 1.45x (4 workers) as fast on the H100 machine's 16-core host.
 void SimDevice::run_device_thread() {
+    constexpr TimeNs kIdleLook = 1 * kNsPerMs;
     reduce_timer_slack();
-    Lock lock(mutex_);
-    while (!stopping_) {
-        advance_to(now_ns());
-        const TimeNs next = next_completion();
-        if (next == kNever) {
-            device_thread_deadline_ = 0;
-            wake_device_.wait(lock);
-        } else {
-            device_thread_deadline_ = next + kDeviceThreadGrace;
-            wake_device_.wait_until(lock, std::chrono::steady_clock::time_point(
-                                              std::chrono::nanoseconds(device_thread_deadline_)));
+    std::unique_lock sleep(device_thread_mutex_);
+    while (!stopping_.load(std::memory_order_relaxed)) {
+        TimeNs due = next_due_.load(std::memory_order_acquire);
+        if (due != kNever && now_ns() >= due + kDeviceThreadGrace) {
+            Lock model(mutex_, std::try_to_lock);  // held: its holder is advancing the model
+            if (model.owns_lock()) advance_to(now_ns());
+            due = next_due_.load(std::memory_order_acquire);
         }
+        const TimeNs look = now_ns() + kDeviceThreadGrace;
+        const TimeNs wake = due == kNever ? now_ns() + kIdleLook : std::max(due + kDeviceThreadGrace, look);
+        device_thread_wake_.wait_until(sleep,
+                                       std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wake)),
+                                       [&] { return stopping_.load(std::memory_order_relaxed); });
     }
 }
 

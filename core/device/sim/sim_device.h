@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -150,7 +151,6 @@ class SimDevice final : public Device {
     StartupSpans startup_spans_;
 
     mutable std::mutex mutex_;
-    std::condition_variable wake_device_;
     std::condition_variable cut_made_;    // long waits sleep on it, so that cut_work() ends them at once
     bool cut_ = false;                    // cut_work() was called: nothing runs any more
     std::atomic<bool> cutting_{false};    // the same, for stretched host work outside the lock
@@ -162,8 +162,12 @@ class SimDevice final : public Device {
     std::unordered_map<uintptr_t, Marker> events_;
     engine_rules::Engines engines_;
     engine_rules::HostWriteLoad host_writes_;  // what slows H2D copies (engine_rules.h)
-    TimeNs device_thread_deadline_ = 0;        // when the device thread plans to wake; 0 when idle
-    bool stopping_ = false;
+    // The device thread (run_device_thread) sleeps on its own mutex, never the model's, and reads when the
+    // model's next completion is due from next_due_, which advance_to() publishes.
+    std::atomic<TimeNs> next_due_{std::numeric_limits<TimeNs>::max()};  // none running
+    std::mutex device_thread_mutex_;
+    std::condition_variable device_thread_wake_;  // only the destructor wakes it early
+    std::atomic<bool> stopping_{false};
     std::thread device_thread_;
 };
 
