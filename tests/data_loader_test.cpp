@@ -1,8 +1,15 @@
 // The DataLoader's semantics, rule by rule, as PyTorch's _MultiProcessingDataLoaderIter has them.
 #include <doctest/doctest.h>
 
-#include <set>
+#include <sched.h>
 
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "core/pipeline/dataset.h"
+#include "core/trace/clock.h"
 #include "tests/leak_checks.h"
 #include "tests/pipeline_fixture.h"
 #include "tests/within.h"
@@ -262,4 +269,26 @@ TEST_CASE("sample costs vary around their mean with cost_jitter, and every Nth b
     for (int64_t batch = 0; batch < 20; ++batch)
         for (int64_t i = batch * 4; i < batch * 4 + 4; ++i)
             CHECK(stragglers.cost_scale(i) == (batch % 5 == 4 ? 20 : 1));
+}
+
+TEST_CASE("decode_us is CPU time: threads sharing one core take as long as their decodes added up") {
+    // Spun out by the wall clock, a thread preempted mid-decode finished on time without the CPU it stood
+    // for, and workers beyond the core count went on helping a CPU-bound loader. Two threads held to one
+    // core, 20 ms of decode each, need 40 ms of that core: never less, however idle the machine.
+    constexpr double kDecodeUs = 20'000;
+    cpu_set_t one_core;
+    CPU_ZERO(&one_core);
+    CPU_SET(sched_getcpu(), &one_core);
+    const std::atomic<bool> stop{false};
+    const TimeNs start = now_ns();
+    std::atomic<int> held{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i)
+        threads.emplace_back([&] {
+            held += sched_setaffinity(0, sizeof one_core, &one_core) == 0;  // 0: this thread
+            spend_cpu_us(kDecodeUs, stop);
+        });
+    for (std::thread& t : threads) t.join();
+    REQUIRE(held == 2);
+    CHECK(ns_to_s(now_ns() - start) >= 2 * kDecodeUs * 1e-6 * 0.98);  // 1.0 with CPU time, 0.5 with wall time
 }
