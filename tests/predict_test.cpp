@@ -237,6 +237,51 @@ TEST_CASE("out of order, the steady state the model stretches starts after every
     CHECK(p.arrival_order.samples_per_s >= 0.85 * p.in_order.samples_per_s);  // 0.53 with the bug
 }
 
+TEST_CASE("workers in step, bound by the cores, are predicted at no more than the cores can decode") {
+    // 8 workers decoding 1,300 us a sample share 2 cores and finish their batches in bursts. The steady
+    // state was counted from the middle of one burst to the end of another, half a burst more than its
+    // periods held: 1,755 samples/s predicted where 2 cores decode 1,540 at most.
+    PipelineConfig config;
+    config.num_workers = 8;
+    config.pin_memory = false;
+    config.batch_size = 8;
+    config.sample_shape.dims = {3, 64, 64};
+    config.decode_us = 1300;
+    config.kernel_us = 170;
+    config.d2h_bytes = 65536;
+    config.streams = 3;
+    config.seconds = 2;
+    HostRates host = measure_host_rates();
+    host.cores = 2;
+    host.cores_available = 2;
+    const double cores_bound = 2 * 1e6 / config.decode_us;
+    const Metrics p = predict(config, calibration_for(config), host);
+    CAPTURE(p.samples_per_s);
+    CHECK(p.samples_per_s <= 1.02 * cores_bound);  // 1.14 with the bug
+    CHECK(p.samples_per_s >= 0.85 * cores_bound);  // what converting and the train loop take of the cores
+}
+
+TEST_CASE("a wait for the loader that the run's end cuts short is stall") {
+    // The model dropped the loop's last wait when the run ended during it: 3 workers decoding 2,600 us a
+    // sample, a batch every half second, had the GPU's idle time after the last batch as "other" (stall 0.11
+    // predicted, 1.00 measured) and ran on to the next batch, past the run's 2 s.
+    PipelineConfig config;
+    config.num_workers = 3;
+    config.batch_size = 128;
+    config.sample_shape.dims = {1, 224, 224};
+    config.decode_us = 2600;
+    config.kernel_us = 220;
+    config.seconds = 2;
+    HostRates host = measure_host_rates();
+    host.cores = 2;
+    host.cores_available = 2;
+    const Metrics p = predict(config, calibration_for(config), host);
+    CAPTURE(p.stall);
+    CAPTURE(p.idle.other);
+    CHECK(p.stall >= 0.95);
+    CHECK(p.idle.other <= 0.02);
+}
+
 TEST_CASE("a worker builds the batches it was sent in the order they were sent, however many at once") {
     // The loader sends max_outstanding indices at start-up, all in one instant. The model once handed
     // deliveries due at one time over in heap order, so a worker's queue held them shuffled (batch 61

@@ -26,6 +26,28 @@ int64_t batches_to_model(const PipelineConfig& config) {
     return std::clamp<int64_t>(2 * pipeline, 32, 512);
 }
 
+// Where the steady state is counted: between two batch ends at the same point of the pipeline's rhythm.
+// Workers that run in step finish their batches in bursts (one kernel after another, then a gap while they
+// all build the next ones); counted from the middle of one burst to the end of another, a window holds half
+// a burst more than its periods: 8 workers decoding 1,300 us a sample on 2 cores, batches of 8, were
+// predicted at 1,755 samples/s, 14% over the 1,540 the two cores can decode. Each bound is the batch before
+// the longest gap in its quarter of the modelled batches (the second and the last): a burst's end, or any
+// batch where they come evenly. Indices into `ends`, which has at least 4.
+struct SteadyBounds {
+    size_t from, to;
+};
+
+SteadyBounds steady_bounds(const std::vector<double>& ends) {
+    const auto before_longest_gap = [&](size_t lo, size_t hi) {  // i in [lo, hi), the gap to i + 1
+        size_t best = lo;
+        for (size_t i = lo; i < hi; ++i)
+            if (ends[i + 1] - ends[i] >= ends[best + 1] - ends[best]) best = i;
+        return best;
+    };
+    const size_t n = ends.size();
+    return {before_longest_gap(n / 4, n / 2), before_longest_gap(3 * n / 4, n - 1)};
+}
+
 // Sorted by start and merged where they overlap.
 std::vector<Interval> merged(std::vector<Interval> spans) {
     std::sort(spans.begin(), spans.end(),
@@ -199,21 +221,20 @@ Metrics predict(const PipelineConfig& given, const Calibration& calibration, con
     }
     // A run lasts `seconds` of the clock; in slow motion that is fewer seconds of the real pipeline.
     const double seconds = config.seconds > 0 ? config.seconds / config.slow_motion : 0;
-    // Ended by the model's batch cap, not by the run's bounds: the second half of the batches is taken as
-    // the steady state and stretched to fill the run's seconds. It runs from one batch's end to another's,
-    // so batches that come in bursts (workers in step) are counted over whole periods, and it must start
-    // after the last batch that paid a fresh buffer's first touch: out of order, two workers with warm
-    // buffers took turns for 32 batches while two others faulted theirs in (4 workers, 48 MiB batches:
-    // half the in-order prediction, where the simulated GPU ran out of order as fast or faster). So the
-    // model runs more batches, up to kMaxBatchesModelled, until that holds.
+    // Ended by the model's batch cap, not by the run's bounds: the later batches are taken as the steady
+    // state and stretched to fill the run's seconds. It runs over whole periods of the batches' rhythm
+    // (steady_bounds), and it must start after the last batch that paid a fresh buffer's first touch: out
+    // of order, two workers with warm buffers took turns for 32 batches while two others faulted theirs in
+    // (4 workers, 48 MiB batches: half the in-order prediction, where the simulated GPU ran out of order as
+    // fast or faster). So the model runs more batches, up to kMaxBatchesModelled, until that holds.
     const bool bounded = config.batches == 0 && seconds > 0;
     int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);
     ModelTrace trace = model::run_model(config, calibration, host, cap, seconds);
     const auto capped = [&] {
         return bounded && trace.stopped < seconds * 1e9 && trace.batch_ends.size() >= 4;
     };
-    const auto middle_of = [&] { return trace.batch_ends[trace.batch_ends.size() / 2 - 1]; };
-    while (capped() && middle_of() < trace.warm_from && cap < kMaxBatchesModelled) {
+    const auto steady_from = [&] { return trace.batch_ends[steady_bounds(trace.batch_ends).from]; };
+    while (capped() && steady_from() < trace.warm_from && cap < kMaxBatchesModelled) {
         cap = std::min(2 * cap, kMaxBatchesModelled);
         trace = model::run_model(config, calibration, host, cap, seconds);
     }
@@ -222,13 +243,15 @@ Metrics predict(const PipelineConfig& given, const Calibration& calibration, con
     const TraceMeasure measure(trace);
     const double start = trace.first_h2d;
     if (!capped()) return metrics_of(measure.in(start, trace.end), config);
-    const double middle = middle_of(), last = trace.batch_ends.back();
-    const Amounts head = measure.in(start, middle), steady = measure.in(middle, last),
-                  drain = measure.in(last, trace.end);
+    const SteadyBounds bounds = steady_bounds(trace.batch_ends);
+    const double from = trace.batch_ends[bounds.from], to = trace.batch_ends[bounds.to];
+    const Amounts head = measure.in(start, from), steady = measure.in(from, to),
+                  tail = measure.in(to, trace.end);
     const double target = seconds * 1e9 - start;
-    const double stretch = steady.window > 0 ? std::max(1.0, (target - head.window) / steady.window) : 1.0;
+    const double stretch =
+        steady.window > 0 ? std::max(1.0, (target - head.window - tail.window) / steady.window) : 1.0;
     Amounts total;
-    total.add(head, 1).add(steady, stretch).add(drain, 1);
+    total.add(head, 1).add(steady, stretch).add(tail, 1);
     return metrics_of(total, config);
 }
 
