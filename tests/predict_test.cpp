@@ -166,6 +166,14 @@ InAndOutOfOrder predict_in_and_out_of_order(PipelineConfig config) {
     return predicted;
 }
 
+// This host's rates with two cores, all of them free: a bound the cores set holds wherever the test runs.
+HostRates two_core_host() {
+    HostRates host = measure_host_rates();
+    host.cores = 2;
+    host.cores_available = 2;
+    return host;
+}
+
 }  // namespace
 
 // The bar on all but kMaxMisses configs, each predicted on the host's rates measured just before its run. A
@@ -251,9 +259,7 @@ TEST_CASE("workers in step, bound by the cores, are predicted at no more than th
     config.d2h_bytes = 65536;
     config.streams = 3;
     config.seconds = 2;
-    HostRates host = measure_host_rates();
-    host.cores = 2;
-    host.cores_available = 2;
+    const HostRates host = two_core_host();
     const double cores_bound = 2 * 1e6 / config.decode_us;
     const Metrics p = predict(config, calibration_for(config), host);
     CAPTURE(p.samples_per_s);
@@ -272,9 +278,7 @@ TEST_CASE("a wait for the loader that the run's end cuts short is stall") {
     config.decode_us = 2600;
     config.kernel_us = 220;
     config.seconds = 2;
-    HostRates host = measure_host_rates();
-    host.cores = 2;
-    host.cores_available = 2;
+    const HostRates host = two_core_host();
     const Metrics p = predict(config, calibration_for(config), host);
     CAPTURE(p.stall);
     CAPTURE(p.idle.other);

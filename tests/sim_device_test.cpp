@@ -590,14 +590,6 @@ TEST_CASE("the anchors file of the H100 loads as a calibration") {
     CHECK(cal.h2d_pinned.points().size() == 4);
 }
 
-namespace {
-TimeNs thread_cpu_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<TimeNs>(t.tv_sec) * kNsPerS + t.tv_nsec;
-}
-}  // namespace
-
 TEST_CASE("a pageable copy spends the caller's CPU staging the bytes - a pinned one does not") {
     Bench bench;
     PinnedAndPageable b(bench.device, 64 * MiB);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <ctime>
 #include <mutex>
 #include <random>
 
@@ -17,6 +16,7 @@
 #endif
 
 #include "core/device/normalize.h"
+#include "core/trace/clock.h"
 #include "core/trace/precise_sleep.h"
 #include "core/trace/slow_motion.h"
 #include "core/units/half_float.h"
@@ -176,18 +176,6 @@ std::shared_ptr<const std::vector<uint8_t>> pixel_pool(size_t bytes, uint64_t se
     last = pool;
     last_seed = seed;
     return last;
-}
-
-}  // namespace
-
-namespace {
-
-// The CPU time this thread has run: what a decode costs, where the wall clock also counts the time the
-// thread waited for a core.
-TimeNs thread_cpu_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<TimeNs>(t.tv_sec) * kNsPerS + t.tv_nsec;
 }
 
 }  // namespace

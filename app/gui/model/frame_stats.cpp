@@ -2,15 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 
 namespace pinscope::gui {
-
-TimeNs thread_cpu_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<TimeNs>(t.tv_sec) * kNsPerS + t.tv_nsec;
-}
 
 TimeNs FrameStats::percentile(double percent) const {
     if (times_.empty()) return 0;

@@ -10,9 +10,6 @@
 
 namespace pinscope::gui {
 
-// CPU time consumed by the calling thread so far.
-TimeNs thread_cpu_ns();
-
 class FrameStats {
   public:
     void add(TimeNs build_time) { times_.push_back(build_time); }
