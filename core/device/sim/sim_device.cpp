@@ -226,8 +226,8 @@ uint64_t SimDevice::enqueue(Lock&, Stream& stream, Op op) {
         return op.seq;
     }
     s.queue.push_back(op);
-    advance_to(
-        clock_);  // starts it at once if its engine is free (the device thread is not woken: see there)
+    // Starts it at once if its engine is free. The device thread is not woken (run_device_thread says why).
+    advance_to(clock_);
     return op.seq;
 }
 
