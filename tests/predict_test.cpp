@@ -332,3 +332,36 @@ TEST_CASE("the model slows H2D copies as the calibration says the host's writes 
     CHECK(idle.samples_per_s == doctest::Approx(1e9 / (3 * 224 * 224 * 4.0)).epsilon(0.1));
     CHECK(loaded.samples_per_s / idle.samples_per_s == within(0.5, 0.1));
 }
+
+TEST_CASE(
+    "a batch handed to a thread asleep on another core costs the wake-up's latency and both threads' CPU") {
+    // The engine benchmark's zero-cost batches with one worker and the pin thread ran 33,000 a second on
+    // this project's 2-core VM, where the model, with each hand-off 1 us as two threads on one core measure
+    // it, predicted 256,000: the pin thread and the train loop wait for every batch, and waking a thread
+    // asleep on another core took 22 to 38 us there, 11 to 14 of them in the pusher's push.
+    PipelineConfig config;
+    config.num_workers = 1;
+    config.batch_size = 64;
+    config.sample_shape.dims = {1, 1, 1};
+    config.kernel_us = 0;
+    config.d2h_bytes = 0;
+    config.seconds = 2;
+    HostRates host = two_core_host();
+    host.handoff_us = 1;
+    host.wake_us = host.woken_us = 0;
+    host.wake_latency_us = 1;
+    const Metrics one_core = predict(config, calibration_for(config), host);
+    host.wake_us = 10;
+    host.woken_us = 5;
+    host.wake_latency_us = 30;
+    const Metrics across = predict(config, calibration_for(config), host);
+    const double batches_per_s = across.samples_per_s / config.batch_size;
+    CAPTURE(one_core.samples_per_s / config.batch_size);
+    CAPTURE(batches_per_s);
+    // Two batches in flight (prefetch 2, one worker), each passing two threads that wait for it (the pin
+    // thread, then the train loop): at least two wake-ups of 30 us a round trip, at most three (the worker
+    // may wait for its index too) of 30 us plus the pusher's 10.
+    CHECK(batches_per_s <= 2 / (2 * 30e-6) * 1.02);
+    CHECK(batches_per_s >= 2 / (3 * 40e-6 + 20e-6));
+    CHECK(one_core.samples_per_s >= 3 * across.samples_per_s);
+}

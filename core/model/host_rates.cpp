@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 
 #if defined(__SSE2__)
@@ -315,6 +317,58 @@ double handoff_us() {
     return us;
 }
 
+// A push that wakes a thread blocked on another core (HostRates::wake_us and its neighbours), as a worker
+// hands a batch to a pin thread that waits for it: the popper held to one core, the pusher to another,
+// which spins between pushes so that the popper has gone to sleep each time and the pusher's core stays
+// awake. Medians. With a single core to run on there is no other core: the hand-off's own figures.
+struct WakeAcrossCores {
+    double wake_us = 0, woken_us = 0, latency_us = 0;
+};
+
+WakeAcrossCores wake_across_cores(double handoff) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+        return {0, 0, handoff};
+    int first = -1, last = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &allowed)) (first < 0 ? first : last) = cpu;
+    const auto hold_to = [](int cpu) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    };
+    constexpr int kWakes = 200;
+    constexpr TimeNs kGap = 200 * kNsPerUs;  // long enough for the popper to be asleep
+    BlockingQueue<TimeNs> queue;
+    std::vector<double> wake(kWakes), woken(kWakes), latency(kWakes);
+    std::thread popper([&] {
+        hold_to(last);
+        for (int i = 0; i < kWakes; ++i) {
+            const TimeNs cpu = thread_cpu_ns();
+            const std::optional<TimeNs> pushed = queue.pop();
+            const TimeNs back = now_ns();
+            woken[static_cast<size_t>(i)] = static_cast<double>(thread_cpu_ns() - cpu) / 1e3;
+            latency[static_cast<size_t>(i)] = static_cast<double>(back - pushed.value_or(back)) / 1e3;
+        }
+    });
+    std::thread pusher([&] {
+        hold_to(first);
+        for (int i = 0; i < kWakes; ++i) {
+            const TimeNs until = now_ns() + kGap;
+            while (now_ns() < until) {
+            }
+            const TimeNs cpu = thread_cpu_ns();
+            queue.push(now_ns());
+            wake[static_cast<size_t>(i)] = static_cast<double>(thread_cpu_ns() - cpu) / 1e3;
+        }
+    });
+    pusher.join();
+    popper.join();
+    return {median(std::move(wake)), median(std::move(woken)), median(std::move(latency))};
+}
+
 double device_call_us() {
     Calibration free_calls = builtin_calibration();
     free_calls.host_call_us = 0;
@@ -465,6 +519,10 @@ HostRates measure_host_rates() {
     }
     rates.device_call_us = device_call_us();
     rates.handoff_us = handoff_us();
+    const WakeAcrossCores across = wake_across_cores(rates.handoff_us);
+    rates.wake_us = across.wake_us;
+    rates.woken_us = across.woken_us;
+    rates.wake_latency_us = across.latency_us;
     rates.gpu_wake_us = gpu_wake_us();
     for (size_t i = 0; i < SleepOvershoot::kSleepers.size(); ++i)
         for (size_t j = 0; j < SleepOvershoot::kSleepUs.size(); ++j)
@@ -497,7 +555,8 @@ HostRates median_of(std::span<const HostRates> measurements) {
         curve(member);
     for (double HostRates::*member :
          {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,
-          &HostRates::handoff_us, &HostRates::gpu_wake_us, &HostRates::first_touch_gbps})
+          &HostRates::handoff_us, &HostRates::wake_us, &HostRates::woken_us, &HostRates::wake_latency_us,
+          &HostRates::gpu_wake_us, &HostRates::first_touch_gbps})
         scalar(member);
     for (size_t i = 0; i < SleepOvershoot::kSleepers.size(); ++i)
         for (size_t j = 0; j < SleepOvershoot::kSleepUs.size(); ++j)
@@ -511,12 +570,12 @@ std::string describe(const HostRates& host) {
                                  : "";
     return fmt::format(
         "{} cores{}, convert {}, memcpy {}, memory bus {:.1f} converting threads' worth at 16 MiB, first "
-        "touch {}, a 200 us sleep ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us, GPU "
-        "wake-up {:.0f} us",
+        "touch {}, a 200 us sleep ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us (waking "
+        "another core's thread {:.0f} us, {:.0f} + {:.0f} us of CPU), GPU wake-up {:.0f} us",
         host.cores, busy, format_gbps(host.convert_plain.at(1 << 20)),
         format_gbps(host.memcpy_rate.at(1 << 20)), host.convert_bus_threads.at(16 << 20),
         format_gbps(host.first_touch_gbps), host.sleep_overshoot.at(1, 200), host.sleep_overshoot.at(16, 200),
-        host.handoff_us, host.gpu_wake_us);
+        host.handoff_us, host.wake_latency_us, host.wake_us, host.woken_us, host.gpu_wake_us);
 }
 
 namespace {

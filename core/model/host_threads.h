@@ -23,6 +23,7 @@ struct HostThread {
     double rate = 0;     // work done per ns now
     int step = 0;        // where the thread is in its own program
     int64_t batch = -1;
+    double debt = 0;  // ns of work owed (a wake-up it made), paid with its next work
 
     void sleep(double now, double ns) {
         phase = ns > 0 ? Phase::sleeping : Phase::idle;
@@ -30,7 +31,8 @@ struct HostThread {
     }
     void work(double ns, double bus = 0) {
         phase = Phase::working;
-        left = std::max(ns, 0.0);
+        left = std::max(ns, 0.0) + debt;
+        debt = 0;
         bus_use = bus;
     }
     // Still asleep or still working: its program has nothing to decide yet.

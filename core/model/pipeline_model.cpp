@@ -33,7 +33,8 @@ struct Delivery {
     double time;
     int target;  // a worker's index, or kToPin, kToLoop
     int64_t batch;
-    uint64_t sent = 0;  // the order it was sent in: deliveries due at one time arrive in that order
+    uint64_t sent = 0;   // the order it was sent in: deliveries due at one time arrive in that order
+    bool wakes = false;  // the target was blocked waiting for it: it pays a wake-up on arrival
     // Without the tie-break the heap handed equal-time deliveries over in any order: the indices a worker
     // was sent at start-up reached its queue shuffled (batch 61 before batch 5), and in order the train
     // loop waited for batches their workers built last (8 workers, prefetch 8: one batch in 1.75 s).
@@ -93,7 +94,12 @@ class Model {
     void advance(double to);
     bool step_all();
     void deliver(const Delivery& delivery);
-    void send(int target, int64_t batch, double at) { push_delivery(Delivery{at, target, batch, sent_++}); }
+    bool send(int target, int64_t batch);
+    int thread_of(int target) const {
+        return target >= 0 ? target : target == kToPin ? workers_ : workers_ + 1;
+    }
+    bool waiting_for_delivery(int target) const;
+    bool asleep_in_pop(int target) const;
     void push_delivery(Delivery delivery);
     void on_gpu_done(const GpuOp& op);
     BatchState& batch(int64_t index);
@@ -151,6 +157,7 @@ class Model {
     const double normalize_latency_ns_, normalize_pixels_per_ns_;
     const double call_ns_;
     const double handoff_ns_;
+    const double wake_ns_, resume_ns_, wake_latency_ns_;
     const double gpu_wake_ns_;
     // Written with streaming stores (dataset.h): the pin copy and pageable staging read them from memory,
     // slower than a batch still in the cache the cores share.
@@ -165,6 +172,7 @@ class Model {
 
     std::vector<HostThread> threads_;  // workers, then the pin thread, then the train loop
     std::vector<HostThread*> thread_ptrs_;
+    std::vector<double> wake_due_;      // per thread: when a delivery that wakes it arrives (-1: none coming)
     std::vector<Delivery> deliveries_;  // a min-heap by time, then by the order sent
     uint64_t sent_ = 0;
     std::vector<BatchState> batches_;
@@ -220,6 +228,9 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       normalize_pixels_per_ns_(calibration.normalize_u8_gbps),
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
       handoff_ns_(host.handoff_us * 1e3),
+      wake_ns_(host.wake_us * 1e3),
+      resume_ns_(host.woken_us * 1e3),
+      wake_latency_ns_(host.wake_latency_us * 1e3),
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
       batches_streamed_(writes_around_the_cache(config)),
       pin_ns_((batches_streamed_ ? host.memcpy_from_streamed : host.memcpy_rate)
@@ -229,6 +240,7 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       first_touch_ns_(host.first_touch_ns(static_cast<double>(config.batch_bytes()))) {
     threads_.resize(static_cast<size_t>(workers_) + 2);
     for (HostThread& t : threads_) thread_ptrs_.push_back(&t);
+    wake_due_.assign(threads_.size(), -1);
     index_queues_.resize(static_cast<size_t>(workers_));
     index_heads_.assign(static_cast<size_t>(workers_), 0);
     batches_.reserve(static_cast<size_t>(batch_limit) + 64);
@@ -292,7 +304,49 @@ void Model::push_delivery(Delivery delivery) {
     std::push_heap(deliveries_.begin(), deliveries_.end(), std::greater<>{});
 }
 
+// A hand-off to a thread asleep in its queue's pop() wakes it on another core (the scheduler puts a woken
+// thread where a core is idle, or back where it slept): the sender spends the wake-up's system call and
+// interrupt, the woken thread its own share once it runs, and the batch is there a wake-up later
+// (HostRates::wake_us and its neighbours). On this project's 2-core VM a wake-up took 22 to 38 us and
+// 14 to 24 of the two threads' CPU, where two threads on one core hand over in 1: with 1 us hand-offs the
+// model had small fast batches GPU-bound that ran a third slower (one worker, batches of 8 small images,
+// 27 us kernels: 296,000 samples/s predicted, 219,000 to 224,000 measured; now 208,000). A thread that is
+// busy, or already being woken, finds what comes in its queue when it next looks: no wake-up for that.
+bool Model::waiting_for_delivery(int target) const {
+    const int i = thread_of(target);
+    if (wake_due_[static_cast<size_t>(i)] >= 0) return false;
+    return asleep_in_pop(target);
+}
+
+bool Model::asleep_in_pop(int target) const {
+    const HostThread& t = threads_[static_cast<size_t>(thread_of(target))];
+    if (target >= 0)
+        return t.phase == HostThread::Phase::idle && t.step == 0 &&
+               index_heads_[static_cast<size_t>(target)] >= index_queues_[static_cast<size_t>(target)].size();
+    if (target == kToPin)
+        return t.phase == HostThread::Phase::idle && t.step == 0 && pin_head_ >= pin_queue_.size();
+    return loop_step_ == LoopStep::get && t.phase == HostThread::Phase::blocked;
+}
+
+bool Model::send(int target, int64_t batch) {
+    double& wake_due = wake_due_[static_cast<size_t>(thread_of(target))];
+    const bool wakes = (wake_ns_ > 0 || resume_ns_ > 0) && waiting_for_delivery(target);
+    double at = now_ + handoff_ns_;
+    if (wakes)
+        at = wake_due = now_ + std::max(handoff_ns_, wake_latency_ns_ - resume_ns_);
+    else if (wake_due >= 0)  // the thread is being woken: what comes meanwhile waits in its queue
+        at = std::max(at, wake_due);
+    push_delivery(Delivery{at, target, batch, sent_++, wakes});
+    return wakes;
+}
+
 void Model::deliver(const Delivery& d) {
+    if (d.wakes) {
+        const int i = thread_of(d.target);
+        wake_due_[static_cast<size_t>(i)] = -1;
+        // Still asleep (the run's end may have taken the train loop elsewhere): it spends the wake-up.
+        if (asleep_in_pop(d.target)) threads_[static_cast<size_t>(i)].work(resume_ns_);
+    }
     if (d.target >= 0) {
         index_queues_[d.target].push_back(d.batch);
     } else if (d.target == kToPin) {
@@ -399,8 +453,14 @@ bool Model::step_worker(int w) {
             t.work(convert_ns(t.batch), convert_bus_);
             t.step = 3;
             return true;
+        case 3:
+            if (send(pin_thread_ ? kToPin : kToLoop, t.batch) && wake_ns_ > 0) {
+                t.work(wake_ns_);
+                t.step = 4;
+                return true;
+            }
+            [[fallthrough]];
         default:
-            send(pin_thread_ ? kToPin : kToLoop, t.batch, now_ + handoff_ns_);
             t.phase = HostThread::Phase::idle;
             t.step = 0;
             return true;
@@ -413,7 +473,13 @@ bool Model::step_pin() {
     if (t.busy(now_)) return false;
     if (t.step == 1) {
         collate_pool_.release();
-        send(kToLoop, t.batch, now_ + handoff_ns_);
+        if (send(kToLoop, t.batch) && wake_ns_ > 0) {
+            t.work(wake_ns_);
+            t.step = 2;
+            return true;
+        }
+    }
+    if (t.step >= 1) {
         t.phase = HostThread::Phase::idle;
         t.step = 0;
         return true;
@@ -435,7 +501,7 @@ void Model::try_dispatch() {
     const int64_t index = send_index_++;
     batch(index).worker = worker;
     ++outstanding_;
-    send(worker, index, now_ + handoff_ns_);
+    if (send(worker, index)) threads_.back().debt += wake_ns_;  // paid with the train loop's next work
 }
 
 void Model::open_span(LoopState state) {
@@ -518,6 +584,7 @@ bool Model::loop_get() {
         }
         return true;
     }
+    if (t.busy(now_)) return false;  // waking up for a batch that just came
     int64_t next = -1;
     if (config_.in_order) {
         if (receive_index_ < static_cast<int64_t>(batches_.size()) && batches_[receive_index_].arrived)
