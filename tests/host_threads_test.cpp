@@ -64,7 +64,8 @@ TEST_CASE("a bus measured at less than a thread's worth is taken as 0.6 of one, 
     CHECK(bus_use(host_of(16, 0.2).convert_bus_threads, 1 << 20) == doctest::Approx(1 / 0.6));
     CHECK(HostRates::bus_threads_measured(1) == 1);
     CHECK(HostRates::bus_threads_measured(2) == 2);
-    CHECK(HostRates::bus_threads_measured(16) == 4);
+    CHECK(HostRates::bus_threads_measured(4) == 4);
+    CHECK(HostRates::bus_threads_measured(16) == 8);
 }
 
 }  // namespace

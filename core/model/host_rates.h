@@ -71,11 +71,14 @@ struct HostRates {
     // threads run at once, and this is their count times what each gets of what one gets alone. 2 on two
     // cores that keep all of their speed together, as in cache.
     ByteRateCurve convert_bus_threads, memcpy_bus_threads;
-    // Threads run at once to measure the bus: up to four. Two on a 16-core host may land on one physical
-    // core's two hardware threads and halve each other there, which says nothing of the bus: the model
-    // then held 4 workers to one thread's bandwidth (3x512x512 batches predicted at 5,000 samples/s where
-    // the simulated GPU ran 16,400, on the H100 machine's host).
-    static int bus_threads_measured(int cores) { return std::clamp(cores, 1, 4); }
+    // Threads run at once to measure the bus: one per core, up to eight. Two on a 16-core host may land on
+    // one physical core's two hardware threads and halve each other there, which says nothing of the bus:
+    // the model then held 4 workers to one thread's bandwidth (3x512x512 batches predicted at 5,000
+    // samples/s where the simulated GPU ran 16,400, on the H100 machine's host). Four could not see past
+    // four: on the GPU machine's 16-core host 8 threads converting kept 6 to 10 threads' worth, and the
+    // model held 8 and 16 workers to the 3 or 4 that four threads measured (8 workers collating 3x128x128
+    // batches: 84,000 samples/s predicted, 189,000 with eight, 225,000 measured). Eight at 64 MiB take 1 GiB.
+    static int bus_threads_measured(int cores) { return std::clamp(cores, 1, 8); }
     double device_call_us = 0;  // one call into the simulated GPU, its bookkeeping included
     double handoff_us = 0;      // a BlockingQueue push until the blocked popper runs
     // A push that wakes a thread blocked in pop() on another core, when the cores share none of its cost:
