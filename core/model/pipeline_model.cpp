@@ -94,11 +94,13 @@ class Model {
     void advance(double to);
     bool step_all();
     void deliver(const Delivery& delivery);
+    // Hands `batch` to `target` (a worker, kToPin or kToLoop); true when that wakes it, whose CPU the
+    // sender then spends.
     bool send(int target, int64_t batch);
-    int thread_of(int target) const {
+    int thread_of(int target) const {  // its index in threads_
         return target >= 0 ? target : target == kToPin ? workers_ : workers_ + 1;
     }
-    bool waiting_for_delivery(int target) const;
+    bool waiting_for_delivery(int target) const;  // asleep in pop(), and no wake-up on its way
     bool asleep_in_pop(int target) const;
     void push_delivery(Delivery delivery);
     void on_gpu_done(const GpuOp& op);
@@ -157,7 +159,7 @@ class Model {
     const double normalize_latency_ns_, normalize_pixels_per_ns_;
     const double call_ns_;
     const double handoff_ns_;
-    const double wake_ns_, resume_ns_, wake_latency_ns_;
+    const double wake_ns_, woken_ns_, wake_latency_ns_;
     const double gpu_wake_ns_;
     // Written with streaming stores (dataset.h): the pin copy and pageable staging read them from memory,
     // slower than a batch still in the cache the cores share.
@@ -229,7 +231,7 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       call_ns_(std::max(host.device_call_us, calibration.host_call_us) * 1e3),
       handoff_ns_(host.handoff_us * 1e3),
       wake_ns_(host.wake_us * 1e3),
-      resume_ns_(host.woken_us * 1e3),
+      woken_ns_(host.woken_us * 1e3),
       wake_latency_ns_(host.wake_latency_us * 1e3),
       gpu_wake_ns_(host.gpu_wake_us * 1e3),
       batches_streamed_(writes_around_the_cache(config)),
@@ -330,10 +332,10 @@ bool Model::asleep_in_pop(int target) const {
 
 bool Model::send(int target, int64_t batch) {
     double& wake_due = wake_due_[static_cast<size_t>(thread_of(target))];
-    const bool wakes = (wake_ns_ > 0 || resume_ns_ > 0) && waiting_for_delivery(target);
+    const bool wakes = (wake_ns_ > 0 || woken_ns_ > 0) && waiting_for_delivery(target);
     double at = now_ + handoff_ns_;
     if (wakes)
-        at = wake_due = now_ + std::max(handoff_ns_, wake_latency_ns_ - resume_ns_);
+        at = wake_due = now_ + std::max(handoff_ns_, wake_latency_ns_ - woken_ns_);
     else if (wake_due >= 0)  // the thread is being woken: what comes meanwhile waits in its queue
         at = std::max(at, wake_due);
     push_delivery(Delivery{at, target, batch, sent_++, wakes});
@@ -345,7 +347,7 @@ void Model::deliver(const Delivery& d) {
         const int i = thread_of(d.target);
         wake_due_[static_cast<size_t>(i)] = -1;
         // Still asleep (the run's end may have taken the train loop elsewhere): it spends the wake-up.
-        if (asleep_in_pop(d.target)) threads_[static_cast<size_t>(i)].work(resume_ns_);
+        if (asleep_in_pop(d.target)) threads_[static_cast<size_t>(i)].work(woken_ns_);
     }
     if (d.target >= 0) {
         index_queues_[d.target].push_back(d.batch);
