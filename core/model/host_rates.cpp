@@ -356,9 +356,7 @@ WakeAcrossCores wake_across_cores(double handoff) {
     std::thread pusher([&] {
         hold_to(first);
         for (int i = 0; i < kWakes; ++i) {
-            const TimeNs until = now_ns() + kGap;
-            while (now_ns() < until) {
-            }
+            spin_until_ns(now_ns() + kGap);
             const TimeNs cpu = thread_cpu_ns();
             queue.push(now_ns());
             wake[static_cast<size_t>(i)] = static_cast<double>(thread_cpu_ns() - cpu) / 1e3;

@@ -84,9 +84,9 @@ struct HostRates {
     // A push that wakes a thread blocked in pop() on another core, when the cores share none of its cost:
     // the pusher's CPU time in the push (the wake-up's system call and inter-processor interrupt), the woken
     // thread's CPU time from then until its pop() returns, and the push's start until then. On this
-    // project's 2-core VM 12, 10 and 35 us, where a hand-off on one core takes 1: the engine benchmark's
-    // zero-cost batches ran at 33,000 a second with one worker and a pin thread, where 1 us hand-offs
-    // predicted 256,000 (wake_cost below: 27,000).
+    // project's 2-core VM 11 to 14, 3 to 10 and 22 to 38 us, where a hand-off on one core takes 1: the
+    // engine benchmark's zero-cost batches ran at 33,000 a second with one worker and a pin thread, where
+    // 1 us hand-offs predicted 256,000 (with these figures: 40,000).
     double wake_us = 0, woken_us = 0, wake_latency_us = 0;
     // A simulated GPU op's end until the host thread waiting on it runs.
     double gpu_wake_us = 0;

@@ -192,9 +192,7 @@ void spend_cpu_us(double us, const std::atomic<bool>& stop) {
     const TimeNs end = thread_cpu_ns() + us_to_ns(us);
     for (TimeNs left = us_to_ns(us); left > 0 && !stop.load(std::memory_order_relaxed);
          left = end - thread_cpu_ns()) {
-        const TimeNs until = now_ns() + std::min(left, kStretch);
-        while (now_ns() < until) {
-        }
+        spin_until_ns(now_ns() + std::min(left, kStretch));
     }
 }
 

@@ -11,12 +11,6 @@
 
 namespace pinscope {
 
-// Spins until `deadline`, or until `stop` (when given) is set.
-inline void spin_until_ns(TimeNs deadline, const std::atomic<bool>* stop = nullptr) {
-    while (now_ns() < deadline)
-        if (stop && stop->load(std::memory_order_relaxed)) return;
-}
-
 // Stretches the work done in its scope by `factor` (1: no stretch, and no clock read).
 class StretchedWork {
   public:

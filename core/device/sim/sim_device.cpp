@@ -42,9 +42,7 @@ LaneRole lane_role_of(int slot) {
 // command): the calibration's host_call_us, spent here as CPU work before the call takes effect.
 void spend_host_call(double us) {
     if (us <= 0) return;
-    const TimeNs end = now_ns() + us_to_ns(us);
-    while (now_ns() < end) {
-    }
+    spin_until_ns(now_ns() + us_to_ns(us));
 }
 
 // What the model's own bookkeeping costs a caller per call on this machine (locking, advancing the
