@@ -349,6 +349,36 @@ TEST_CASE(
     CHECK(capture_metrics(c).samples == 8);
 }
 
+TEST_CASE("a stranger's main side file that collates as well as its workers still pins without a batch") {
+    // PyTorch's main process collates only with num_workers=0; this file says 1 and collates anyway, then
+    // pins a batch it does not name. The pin looks for a worker's batch and must not read past the
+    // (empty) list of them: the fuzzer found that read (UBSan, stl_bvector.h).
+    const std::filesystem::path dir = testing::scratch_path("side-run-stranger");
+    std::filesystem::create_directories(dir / "pinscope-loader");
+    const std::filesystem::path trace = dir / "trace.json";
+    std::ofstream(trace) << modern_trace();
+    const int64_t mono0 = 5'000'000'000;
+    const auto at = [&](double us) { return std::to_string(mono0 + static_cast<int64_t>(us * 1000)); };
+    std::ofstream(dir / "pinscope-loader" / "r1-100.jsonl")
+        << R"({"pinscope_loader": 1, "run": "r1", "pid": 100, "process": "main", "worker_id": null, )"
+        << R"("clock": {"wall_ns": 1764000000001000000, "monotonic_ns": 5000000000}, )"
+        << R"("loader": {"batch_size": 4, "num_workers": 1, "pin_memory": true}})"
+        << "\n"
+        << "[\"wait\", " << at(0.4) << ", " << at(400.1) << ", 0, 0]\n"
+        << "[\"collate\", " << at(100) << ", " << at(200) << ", 0, 0, 4]\n"
+        << "[\"pin\", " << at(200) << ", " << at(300) << ", null, null, 1048576]\n";
+    const Capture c = import_profiler_trace(trace);
+    const LaneInfo* pin = lane_of(c, LaneRole::pin);
+    REQUIRE(pin);
+    int pins = 0;
+    for (const Span& span : c.store.spans(pin->id))
+        if (span.kind == SpanKind::pin && span.bytes == 1048576) {
+            ++pins;
+            CHECK(span.batch == kNoBatch);  // no worker collated a batch before it
+        }
+    CHECK(pins == 1);
+}
+
 TEST_CASE("a side file's reader refuses a foreign first line and skips records it cannot read") {
     CHECK_THROWS_AS(parse_loader_side_file("{\"hello\": 1}\n"), std::runtime_error);
     CHECK_THROWS_AS(parse_loader_side_file(""), std::runtime_error);

@@ -318,7 +318,9 @@ std::vector<std::string> merge_loader_runs(ProfilerTraceBuilder& builder, const 
                         const ProfilerTraceBuilder::ThreadRef pin =
                             inline_pin ? ProfilerTraceBuilder::ThreadRef{pid, tid} : builder.pin_thread(pid);
                         if (span.batch == kNoBatch && !inline_pin) {
-                            for (size_t i = 0; i < collated.size() && collated[i].first <= span.start; ++i)
+                            // Only the workers' batches, sorted when the main process began: a stranger's
+                            // main file may collate too, after `pinned` was sized.
+                            for (size_t i = 0; i < pinned.size() && collated[i].first <= span.start; ++i)
                                 if (!pinned[i]) {
                                     span.batch = collated[i].second;
                                     pinned[i] = true;
