@@ -18,7 +18,6 @@ HostRates all_at(double level) {
           &r.memcpy_rate, &r.memcpy_from_streamed, &r.staging_rate, &r.staging_from_streamed,
           &r.staging_from_device_rate, &r.convert_bus_threads, &r.memcpy_bus_threads})
         curve->gbps.fill(level);
-    r.convert_in_pool.gbps.fill(level);
     for (double* figure : {&r.cores_available, &r.per_sample_ns, &r.device_call_us, &r.handoff_us, &r.wake_us,
                            &r.woken_us, &r.wake_latency_us, &r.gpu_wake_us, &r.first_touch_gbps})
         *figure = level;
@@ -34,7 +33,6 @@ bool all_equal(const HostRates& r, double level) {
           &r.memcpy_rate, &r.memcpy_from_streamed, &r.staging_rate, &r.staging_from_streamed,
           &r.staging_from_device_rate, &r.convert_bus_threads, &r.memcpy_bus_threads})
         for (double g : curve->gbps) equal = equal && g == level;
-    for (double g : r.convert_in_pool.gbps) equal = equal && g == level;
     for (double figure : {r.cores_available, r.per_sample_ns, r.device_call_us, r.handoff_us, r.wake_us,
                           r.woken_us, r.wake_latency_us, r.gpu_wake_us, r.first_touch_gbps})
         equal = equal && figure == level;

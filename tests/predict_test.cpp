@@ -309,43 +309,6 @@ TEST_CASE("a worker builds the batches it was sent in the order they were sent, 
     CHECK(deep.samples_per_s <= 1.1 * shallow.samples_per_s);
 }
 
-TEST_CASE("workers converting into more buffers than the cache keeps convert at the pool's rate") {
-    // On this project's VM a pool of buffers comes back at 21 GB/s while the cache keeps it (up to about
-    // 45 MiB) and at 7.5 past it; the model took every pipeline at a rate four buffers met on their first
-    // pass (9 GB/s for 4 MiB batches), and 6 workers converting 3.2 MB batches into a 45 MiB pool were
-    // predicted at 80,000 samples/s against 144,000. Made-up rates: 20 GB/s up to 32 MiB of buffers in
-    // use, 5 from 64 MiB on.
-    HostRates host = two_core_host();
-    host.convert_plain_reused.gbps.fill(20);
-    host.convert_in_pool.gbps = {20, 20, 20, 20, 5, 5};
-    HostRates cached = host;
-    cached.convert_in_pool.gbps.fill(20);
-    PipelineConfig config;
-    config.num_workers = 2;
-    config.pin_mode = PinMode::direct;
-    config.batch_size = 64;
-    config.sample_shape.dims = {1, 128, 128};  // 4 MiB batches, plain stores
-    config.kernel_us = 10;
-    config.d2h_bytes = 0;
-    config.seconds = 2;
-    // Each worker holds the buffer it converts into, and a loader that keeps up holds the batches it is
-    // ahead by too; a loader that falls behind holds little more than its workers' buffers.
-    config.prefetch_factor = 1;  // a few buffers in use: 8 to 20 MiB
-    const double few = predict(config, calibration_for(config), host).samples_per_s;
-    const double few_cached = predict(config, calibration_for(config), cached).samples_per_s;
-    config.num_workers = 16;  // 64 MiB and more
-    const double many = predict(config, calibration_for(config), host).samples_per_s;
-    const double many_cached = predict(config, calibration_for(config), cached).samples_per_s;
-    CAPTURE(few);
-    CAPTURE(few_cached);
-    CAPTURE(many);
-    CAPTURE(many_cached);
-    CHECK(few == doctest::Approx(few_cached).epsilon(0.02));  // the pool fits: nothing changes
-    CHECK(many <=
-          0.6 * many_cached);  // a quarter of the rate for a convert-bound loader, less its other work
-    CHECK(many >= 0.2 * many_cached);
-}
-
 TEST_CASE("the model slows H2D copies as the calibration says the host's writes slow the link") {
     // A 1 GB/s link that 2 workers outrun many times over (2 samples of 3x224x224 float32, 1.2 MB a
     // batch), so the link sets the pace. With the host's writes costing the copies half their rate from

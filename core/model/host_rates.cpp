@@ -101,42 +101,6 @@ double convert_gbps(ConvertBuffers& into, double bytes, int64_t sample_side, dou
     return out_bytes / std::max(ns - per_sample_ns * static_cast<double>(batch), 1.0);
 }
 
-// HostRates::convert_in_pool at `pool_bytes`: batches of up to 4 MiB (a quarter of the pool at least four
-// buffers) of 64 KiB samples converted with plain stores into the pool's buffers in turn, each batch timed
-// on its own (the median, as a spell of the VM falls on a few). A pool comes into the cache over several
-// passes, not one: on this project's VM 14 buffers of 3.2 MB converted in 410 us a batch on the first
-// pass, 225 on the third and 150 from the sixth on, and a pool the cache had let go started over. A
-// pipeline writes its pool for hundreds of passes in a run, so the pool is written through kWarmPasses
-// times first (memset, the quicker way) and once more converted, and the next two passes are timed.
-double pool_convert_gbps(ConvertBuffers& into, double pool_bytes, double per_sample_ns) {
-    constexpr int64_t kSampleBytes = 128 * 128 * 4;
-    constexpr int kWarmPasses = 8;
-    const int64_t batch =
-        std::max<int64_t>(1, static_cast<int64_t>(std::min(4.0 * (1 << 20), pool_bytes / 4)) / kSampleBytes);
-    const size_t batch_bytes = static_cast<size_t>(batch * kSampleBytes);
-    const size_t count = std::max<size_t>(4, static_cast<size_t>(pool_bytes) / batch_bytes);
-    const size_t per_buffer = (count + ConvertBuffers::kCount - 1) / ConvertBuffers::kCount;
-    if (per_buffer * batch_bytes > into.buffers.front().size()) return 0;  // no room: unmeasured
-    const auto buffer = [&](size_t k) {
-        return into.buffers[k % ConvertBuffers::kCount].data() +
-               (k / ConvertBuffers::kCount) % per_buffer * batch_bytes;
-    };
-    for (int pass = 0; pass < kWarmPasses; ++pass)
-        for (size_t k = 0; k < count; ++k) std::memset(buffer(k), pass, batch_bytes);
-    const std::unique_ptr<Dataset> dataset = make_dataset(image_config(128, batch));
-    const std::atomic<bool> stop{false};
-    int64_t next_sample = 0;
-    std::vector<double> times;
-    for (size_t k = 0; k < 3 * count; ++k) {
-        std::byte* out = buffer(k);
-        const TimeNs start = now_ns();
-        for (int64_t s = 0; s < batch; ++s) dataset->fetch(next_sample++, out + s * kSampleBytes, stop);
-        if (k >= count) times.push_back(static_cast<double>(now_ns() - start));
-    }
-    const double ns = median(std::move(times)) - per_sample_ns * static_cast<double>(batch);
-    return static_cast<double>(batch_bytes) / std::max(ns, 1.0);
-}
-
 // A fetch call's own cost, on samples of 4x4 (read on through the pool, as convert_gbps does).
 double per_sample_ns() {
     const PipelineConfig config = image_config(4, 256);
@@ -526,23 +490,6 @@ double ByteRateCurve::at(double bytes) const {
     return gbps[i] + f * (gbps[i + 1] - gbps[i]);
 }
 
-double PoolRateCurve::at(double pool_bytes) const {
-    static const std::array<double, kPoints> sizes = [] {
-        std::array<double, kPoints> at{};
-        for (int i = 0; i < kPoints; ++i) at[static_cast<size_t>(i)] = size_at(i);
-        return at;
-    }();
-    const auto [i, f] = log_position(sizes, pool_bytes);
-    return gbps[i] + f * (gbps[i + 1] - gbps[i]);
-}
-
-double PoolRateCurve::kept_at(double pool_bytes) const {
-    double best = gbps[0];
-    for (int i = 1; i < kPoints && size_at(i) <= pool_bytes; ++i)
-        best = std::max(best, gbps[static_cast<size_t>(i)]);
-    return best > 0 ? std::min(1.0, at(pool_bytes) / best) : 1.0;
-}
-
 HostRates measure_host_rates() {
     HostRates rates;
     rates.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -568,9 +515,6 @@ HostRates measure_host_rates() {
         rates.convert_bus_threads.gbps[i] = convert_bus;
         rates.memcpy_bus_threads.gbps[i] = copy_bus;
     }
-    for (int i = 0; i < PoolRateCurve::kPoints; ++i)
-        rates.convert_in_pool.gbps[i] =
-            pool_convert_gbps(into, PoolRateCurve::size_at(i), rates.per_sample_ns);
     rates.device_call_us = device_call_us();
     rates.handoff_us = handoff_us();
     const WakeAcrossCores across = wake_across_cores(rates.handoff_us);
@@ -607,8 +551,6 @@ HostRates median_of(std::span<const HostRates> measurements) {
           &HostRates::staging_from_device_rate, &HostRates::convert_bus_threads,
           &HostRates::memcpy_bus_threads})
         curve(member);
-    for (size_t i = 0; i < PoolRateCurve::kPoints; ++i)
-        each([&](auto& r) -> auto& { return r.convert_in_pool.gbps[i]; });
     for (double HostRates::*member :
          {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,
           &HostRates::handoff_us, &HostRates::wake_us, &HostRates::woken_us, &HostRates::wake_latency_us,
@@ -624,16 +566,11 @@ std::string describe(const HostRates& host) {
     const std::string busy = host.usable_cores() < 0.95 * host.cores
                                  ? fmt::format(" ({:.1f} available)", host.usable_cores())
                                  : "";
-    const PoolRateCurve& in_pool = host.convert_in_pool;
-    const std::string pool = in_pool.measured() ? fmt::format(" ({} in a 32 MiB pool, {} in 128)",
-                                                              format_gbps(in_pool.at(32 << 20)),
-                                                              format_gbps(in_pool.at(128 << 20)))
-                                                : "";
     return fmt::format(
-        "{} cores{}, convert {}{}, memcpy {}, memory bus {:.1f} converting threads' worth at 16 MiB, first "
+        "{} cores{}, convert {}, memcpy {}, memory bus {:.1f} converting threads' worth at 16 MiB, first "
         "touch {}, a 200 us sleep ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us (waking "
         "another core's thread {:.0f} us, {:.0f} + {:.0f} us of CPU), GPU wake-up {:.0f} us",
-        host.cores, busy, format_gbps(host.convert_plain.at(1 << 20)), pool,
+        host.cores, busy, format_gbps(host.convert_plain.at(1 << 20)),
         format_gbps(host.memcpy_rate.at(1 << 20)), host.convert_bus_threads.at(16 << 20),
         format_gbps(host.first_touch_gbps), host.sleep_overshoot.at(1, 200), host.sleep_overshoot.at(16, 200),
         host.handoff_us, host.wake_latency_us, host.wake_us, host.woken_us, host.gpu_wake_us);

@@ -22,20 +22,6 @@ struct ByteRateCurve {
     double ns_for(double bytes) const { return bytes / at(bytes); }
 };
 
-// GB/s of one thread by the bytes of the pool of buffers it writes in turn, 4 MiB to 128 MiB (held beyond),
-// log-interpolated between.
-struct PoolRateCurve {
-    static constexpr int kPoints = 6;  // 4, 8, ... 128 MiB
-    static double size_at(int i) { return 4.0 * (1 << 20) * static_cast<double>(1 << i); }
-    std::array<double, kPoints> gbps{};
-
-    double at(double pool_bytes) const;
-    // The share of the best rate of the pools up to this one that a pool of `pool_bytes` keeps: 1 while the
-    // cache holds the pool, less past it. The smallest pools differ only by the noise of a few batches.
-    double kept_at(double pool_bytes) const;
-    bool measured() const { return gbps[0] > 0; }
-};
-
 // How much later than asked a worker's io wait ends, on average, by how long it sleeps and how many
 // threads sleep such waits at once. More sleepers queue their wake-ups for the cores; a longer sleep lets
 // an idle core (or a virtual machine's vCPU) sink deeper, and waking it takes longer: on the H100 host a
@@ -66,15 +52,6 @@ struct HostRates {
     // ... with plain stores into one buffer filled again and again, as the train loop's inline loading
     // (num_workers=0) reuses the buffer it just freed: what fits stays in the cache.
     ByteRateCurve convert_plain_reused;
-    // ... with plain stores in a pipeline's steady state, by the bytes of the pool of batch buffers it fills
-    // in turn: what decides the rate is whether a buffer is still in the cache when its turn comes back.
-    // On this project's VM (a 480 MiB L3, of which this guest keeps about 50) 21 GB/s in pools of 16 to 45
-    // MiB, 12 at 67, 7.5 at 128 and beyond. convert_plain's buffers, four in turn for a few batches, meet
-    // their first pass instead: 9 GB/s at 4 MiB where 400 batches ran at 22, and 6 workers collating 3.2 MB
-    // batches into pinned buffers (a 45 MiB pool) were predicted at 80,000 samples/s against 144,000.
-    // The model takes convert_plain_reused at the batch's size, times what the pools' bytes keep of it
-    // (PoolRateCurve::kept_at). Unmeasured (all 0): convert_plain alone, as before.
-    PoolRateCurve convert_in_pool;
     // ... per output byte too, into the other transfer dtypes: uint8 (the pixels copied as they are) and
     // half precision (float16 and bfloat16 take the same table lookup).
     ByteRateCurve convert_uint8, convert_half;

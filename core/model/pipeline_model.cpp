@@ -420,20 +420,8 @@ double Model::convert_ns(int64_t index) {
                                  : batches_streamed_                                ? host_.convert_streaming
                                  : workers_ == 0 ? host_.convert_plain_reused
                                                  : host_.convert_plain;
-    double gbps = curve.at(batch_bytes_);
-    // Plain float32 stores into buffers that come back in turn: as fast as one buffer of the batch's size
-    // written again (what the cache makes of the batch itself), slowed as the buffers in use outgrow what
-    // the cache keeps (HostRates::convert_in_pool). The pools hand out the buffer freed last (LIFO), so the
-    // buffers in rotation are those alive at once, not all a pool ever made: inline loading writes one.
-    const bool plain = &curve == &host_.convert_plain || &curve == &host_.convert_plain_reused;
-    if (plain && host_.convert_in_pool.measured()) {
-        const PoolRateCurve& pool = host_.convert_in_pool;
-        const double in_use = (collate_pool_.alive + pinned_pool_.alive) * batch_bytes_;
-        gbps = host_.convert_plain_reused.at(batch_bytes_);
-        if (in_use > PoolRateCurve::size_at(0)) gbps = std::min(gbps, pool.at(in_use));
-    }
     const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
-    return host_.per_sample_ns * config_.batch_size + batch_bytes_ / gbps + first_touch;
+    return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
 }
 
 // Batch `index`'s pin copy, into a pinned buffer that may be new. The collate buffer it copies from is
