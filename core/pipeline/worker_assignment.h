@@ -2,7 +2,7 @@
 // Which worker the next batch goes to, as PyTorch's DataLoader decides it. in_order: strict round
 // robin, batch i to worker i mod W, so batches come back in order. Otherwise the least-loaded worker,
 // searched from the round-robin position so that ties still rotate. The loader (data_loader.cpp) and
-// the predictor's model of it (pipeline_model.cpp) both assign through this.
+// the predictor's model of it (pipeline_model_loop.cpp) both assign through this.
 #include <vector>
 
 namespace pinscope {

@@ -1,0 +1,101 @@
+// The pipeline model's workers and pin thread (the class: pipeline_model_internal.h).
+#include "core/model/pipeline_model_internal.h"
+
+namespace pinscope::model::internal {
+
+// What a batch's samples cost together, in multiples of one sample's decode_us and io_us: each sample's
+// jitter averages out over a batch, a straggler batch costs straggler_factor times more (dataset.cpp).
+double Model::sample_cost_scale(int64_t index) const {
+    const int64_t every = config_.straggler_every;
+    const bool straggler = every > 0 && index % every == every - 1;
+    return config_.batch_size * (straggler ? config_.straggler_factor : 1.0);
+}
+
+// A batch's io: each sample sleeps its io_us, and each sleep ends a little late: the later, the longer
+// it is and the more workers sleep at once (the train loop's thread when there are none).
+double Model::io_ns(int64_t index) const {
+    if (config_.io_us <= 0) return 0;
+    const double overshoot_us = host_.sleep_overshoot.at(std::max(config_.num_workers, 1), config_.io_us);
+    return (config_.io_us * sample_cost_scale(index) + overshoot_us * config_.batch_size) * 1e3;
+}
+
+double Model::convert_ns(int64_t index) {
+    const ByteRateCurve& curve = config_.transfer_dtype == TransferDtype::uint8     ? host_.convert_uint8
+                                 : config_.transfer_dtype != TransferDtype::float32 ? host_.convert_half
+                                 : batches_streamed_                                ? host_.convert_streaming
+                                 : workers_ == 0 ? host_.convert_plain_reused
+                                                 : host_.convert_plain;
+    const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
+    return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
+}
+
+// Batch `index`'s pin copy, into a pinned buffer that may be new. The collate buffer it copies from is
+// free after.
+double Model::pin_ns(int64_t index) {
+    batch(index).fresh_pinned = pinned_pool_.acquire();
+    fresh_batches_ += batch(index).fresh_pinned && !batch(index).fresh_buffer ? 1 : 0;
+    return pin_ns_ + (batch(index).fresh_pinned ? first_touch_ns_ : 0);
+}
+
+// A worker's program: take an index, wait out the batch's io, decode it, convert it, hand it on.
+bool Model::step_worker(int w) {
+    HostThread& t = threads_[static_cast<size_t>(w)];
+    if (t.busy(now_)) return false;
+    switch (t.step) {
+        case 0: {
+            std::vector<int64_t>& queue = index_queues_[static_cast<size_t>(w)];
+            size_t& head = index_heads_[static_cast<size_t>(w)];
+            if (head >= queue.size()) return false;
+            t.batch = queue[head++];
+            acquire_collate(t.batch);  // fill() takes its buffer before the io
+            t.sleep(now_, io_ns(t.batch));
+            t.step = 1;
+            return true;
+        }
+        case 1:
+            t.work(config_.decode_us * 1e3 * sample_cost_scale(t.batch));
+            t.step = 2;
+            return true;
+        case 2:
+            t.work(convert_ns(t.batch), convert_bus_);
+            t.step = 3;
+            return true;
+        case 3:
+            if (send(pin_thread_ ? kToPin : kToLoop, t.batch) && wake_ns_ > 0) {
+                t.work(wake_ns_);
+                t.step = 4;
+                return true;
+            }
+            [[fallthrough]];
+        default:
+            t.phase = HostThread::Phase::idle;
+            t.step = 0;
+            return true;
+    }
+}
+
+// The pin thread: copies each collated batch into pinned memory, in arrival order.
+bool Model::step_pin() {
+    HostThread& t = threads_[static_cast<size_t>(workers_)];
+    if (t.busy(now_)) return false;
+    if (t.step == 1) {
+        collate_pool_.release();
+        if (send(kToLoop, t.batch) && wake_ns_ > 0) {
+            t.work(wake_ns_);
+            t.step = 2;
+            return true;
+        }
+    }
+    if (t.step >= 1) {
+        t.phase = HostThread::Phase::idle;
+        t.step = 0;
+        return true;
+    }
+    if (pin_head_ >= pin_queue_.size()) return false;
+    t.batch = pin_queue_[pin_head_++];
+    t.work(pin_ns(t.batch), pin_bus_);
+    t.step = 1;
+    return true;
+}
+
+}  // namespace pinscope::model::internal
