@@ -505,6 +505,15 @@ HostRates measure_host_rates() {
         rates.convert_streaming.gbps[i] = convert_gbps(into, bytes, 256, sample_ns);
         rates.convert_uint8.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::uint8);
         rates.convert_half.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float16);
+        rates.convert_streaming_reused.gbps[i] =
+            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float32, 1);
+        rates.convert_uint8_reused.gbps[i] =
+            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::uint8, 1);
+        rates.convert_half_reused.gbps[i] =
+            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float16, 1);
+        rates.convert_bfloat16.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::bfloat16);
+        rates.convert_bfloat16_reused.gbps[i] =
+            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::bfloat16, 1);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes, false);
         rates.memcpy_from_streamed.gbps[i] = memcpy_gbps(bytes, true);
         rates.staging_rate.gbps[i] = staging_gbps(bytes, false);
@@ -546,10 +555,11 @@ HostRates median_of(std::span<const HostRates> measurements) {
     const auto scalar = [&](double HostRates::*member) { each([&](auto& r) -> auto& { return r.*member; }); };
     for (ByteRateCurve HostRates::*member :
          {&HostRates::convert_plain, &HostRates::convert_streaming, &HostRates::convert_plain_reused,
-          &HostRates::convert_uint8, &HostRates::convert_half, &HostRates::memcpy_rate,
-          &HostRates::memcpy_from_streamed, &HostRates::staging_rate, &HostRates::staging_from_streamed,
-          &HostRates::staging_from_device_rate, &HostRates::convert_bus_threads,
-          &HostRates::memcpy_bus_threads})
+          &HostRates::convert_uint8, &HostRates::convert_half, &HostRates::convert_streaming_reused,
+          &HostRates::convert_uint8_reused, &HostRates::convert_half_reused, &HostRates::convert_bfloat16,
+          &HostRates::convert_bfloat16_reused, &HostRates::memcpy_rate, &HostRates::memcpy_from_streamed,
+          &HostRates::staging_rate, &HostRates::staging_from_streamed, &HostRates::staging_from_device_rate,
+          &HostRates::convert_bus_threads, &HostRates::memcpy_bus_threads})
         curve(member);
     for (double HostRates::*member :
          {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,

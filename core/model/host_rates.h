@@ -52,9 +52,17 @@ struct HostRates {
     // ... with plain stores into one buffer filled again and again, as the train loop's inline loading
     // (num_workers=0) reuses the buffer it just freed: what fits stays in the cache.
     ByteRateCurve convert_plain_reused;
-    // ... per output byte too, into the other transfer dtypes: uint8 (the pixels copied as they are) and
-    // half precision (float16 and bfloat16 take the same table lookup).
-    ByteRateCurve convert_uint8, convert_half;
+    // ... per output byte too, into the other transfer dtypes: uint8 (the pixels copied as they are),
+    // float16 (the CPU's F16C conversion) and bfloat16 (SSE2 integer steps, dataset.cpp): on this project's
+    // VM bfloat16 converted at 6 GB/s where float16 ran at 10 (16 to 64 samples of 1x256x256 and 3x224x224),
+    // and with both taken at float16's rate bfloat16 loaders were predicted up to 55% fast.
+    ByteRateCurve convert_uint8, convert_half, convert_bfloat16;
+    // ... and the others into one buffer filled again and again too, for inline loading, as
+    // convert_plain_reused: on this project's VM 32 samples of 3x384x384 went into one buffer with streaming
+    // stores at 21.7 GB/s, and in the pipeline's inline fetch spans at 19.6, where convert_streaming (four
+    // buffers, three batches at 64 MiB) had 14.4; 16 uint8 samples of 3x512x512 at 16.5 against 8.5.
+    ByteRateCurve convert_streaming_reused, convert_uint8_reused, convert_half_reused,
+        convert_bfloat16_reused;
     double per_sample_ns = 0;  // a fetch call's own cost, beyond its bytes
     // The pin thread's copy, by batch bytes, of a batch a worker wrote with plain stores (samples under
     // 256 KiB: what fits may still be in the cache the cores share) ...

@@ -20,11 +20,17 @@ double Model::io_ns(int64_t index) const {
 }
 
 double Model::convert_ns(int64_t index) {
-    const ByteRateCurve& curve = config_.transfer_dtype == TransferDtype::uint8     ? host_.convert_uint8
-                                 : config_.transfer_dtype != TransferDtype::float32 ? host_.convert_half
-                                 : batches_streamed_                                ? host_.convert_streaming
-                                 : workers_ == 0 ? host_.convert_plain_reused
-                                                 : host_.convert_plain;
+    // Inline loading (no workers) converts into the buffer it freed last, as the rates' reused curves do.
+    const bool inline_loading = workers_ == 0;
+    const ByteRateCurve& curve =
+        config_.transfer_dtype == TransferDtype::uint8
+            ? (inline_loading ? host_.convert_uint8_reused : host_.convert_uint8)
+        : config_.transfer_dtype == TransferDtype::float16
+            ? (inline_loading ? host_.convert_half_reused : host_.convert_half)
+        : config_.transfer_dtype == TransferDtype::bfloat16
+            ? (inline_loading ? host_.convert_bfloat16_reused : host_.convert_bfloat16)
+        : batches_streamed_ ? (inline_loading ? host_.convert_streaming_reused : host_.convert_streaming)
+                            : (inline_loading ? host_.convert_plain_reused : host_.convert_plain);
     const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
     return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
 }
