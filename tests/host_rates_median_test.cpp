@@ -13,13 +13,7 @@ namespace {
 HostRates all_at(double level) {
     HostRates r;
     r.cores = 2;
-    for (ByteRateCurve* curve :
-         {&r.convert_plain, &r.convert_streaming, &r.convert_plain_reused, &r.convert_uint8, &r.convert_half,
-          &r.convert_streaming_reused, &r.convert_uint8_reused, &r.convert_half_reused, &r.convert_bfloat16,
-          &r.convert_bfloat16_reused, &r.memcpy_rate, &r.memcpy_from_streamed, &r.staging_rate,
-          &r.staging_from_streamed, &r.staging_from_device_rate, &r.convert_bus_threads,
-          &r.memcpy_bus_threads})
-        curve->gbps.fill(level);
+    for (ByteRateCurve HostRates::*curve : kHostRateCurves) (r.*curve).gbps.fill(level);
     for (double* figure : {&r.cores_available, &r.per_sample_ns, &r.device_call_us, &r.handoff_us, &r.wake_us,
                            &r.woken_us, &r.wake_latency_us, &r.gpu_wake_us, &r.first_touch_gbps})
         *figure = level;
@@ -30,13 +24,8 @@ HostRates all_at(double level) {
 // Every figure of `r` equals `level`.
 bool all_equal(const HostRates& r, double level) {
     bool equal = true;
-    for (const ByteRateCurve* curve :
-         {&r.convert_plain, &r.convert_streaming, &r.convert_plain_reused, &r.convert_uint8, &r.convert_half,
-          &r.convert_streaming_reused, &r.convert_uint8_reused, &r.convert_half_reused, &r.convert_bfloat16,
-          &r.convert_bfloat16_reused, &r.memcpy_rate, &r.memcpy_from_streamed, &r.staging_rate,
-          &r.staging_from_streamed, &r.staging_from_device_rate, &r.convert_bus_threads,
-          &r.memcpy_bus_threads})
-        for (double g : curve->gbps) equal = equal && g == level;
+    for (ByteRateCurve HostRates::*curve : kHostRateCurves)
+        for (double g : (r.*curve).gbps) equal = equal && g == level;
     for (double figure : {r.cores_available, r.per_sample_ns, r.device_call_us, r.handoff_us, r.wake_us,
                           r.woken_us, r.wake_latency_us, r.gpu_wake_us, r.first_touch_gbps})
         equal = equal && figure == level;

@@ -315,14 +315,7 @@ TEST_CASE("a convert-bound loader runs at its dtype's own rate, and inline loadi
     // writes were not measured for (3x384x384 inline: 19.6 GB/s in the run's fetch spans, 14.4 predicted).
     // Made-up rates, so that only the curve each case picks can move it.
     HostRates host = two_core_host();
-    const auto all_curves = [](HostRates& h, double gbps) {
-        for (ByteRateCurve* curve :
-             {&h.convert_plain, &h.convert_streaming, &h.convert_plain_reused, &h.convert_uint8,
-              &h.convert_half, &h.convert_bfloat16, &h.convert_streaming_reused, &h.convert_uint8_reused,
-              &h.convert_half_reused, &h.convert_bfloat16_reused})
-            curve->gbps.fill(gbps);
-    };
-    all_curves(host, 20);
+    for (ByteRateCurve HostRates::*curve : kHostRateCurves) (host.*curve).gbps.fill(20);
     PipelineConfig config;
     config.pin_mode = PinMode::direct;
     config.kernel_us = 10;

@@ -490,6 +490,32 @@ double ByteRateCurve::at(double bytes) const {
     return gbps[i] + f * (gbps[i + 1] - gbps[i]);
 }
 
+namespace {
+
+// The convert curves, in the order measured: samples of 128^2 float32 elements (64 KiB) are written with
+// plain stores, of 256^2 (256 KiB) with streaming ones (dataset.cpp); four buffers in turn, as workers
+// fill a pool, or one reused, as inline loading does.
+struct ConvertCurve {
+    ByteRateCurve HostRates::*curve;
+    int64_t sample_side;
+    TransferDtype dtype;
+    size_t buffers;
+};
+constexpr ConvertCurve kConvertCurves[] = {
+    {&HostRates::convert_plain, 128, TransferDtype::float32, ConvertBuffers::kCount},
+    {&HostRates::convert_plain_reused, 128, TransferDtype::float32, 1},
+    {&HostRates::convert_streaming, 256, TransferDtype::float32, ConvertBuffers::kCount},
+    {&HostRates::convert_uint8, 256, TransferDtype::uint8, ConvertBuffers::kCount},
+    {&HostRates::convert_half, 256, TransferDtype::float16, ConvertBuffers::kCount},
+    {&HostRates::convert_streaming_reused, 256, TransferDtype::float32, 1},
+    {&HostRates::convert_uint8_reused, 256, TransferDtype::uint8, 1},
+    {&HostRates::convert_half_reused, 256, TransferDtype::float16, 1},
+    {&HostRates::convert_bfloat16, 256, TransferDtype::bfloat16, ConvertBuffers::kCount},
+    {&HostRates::convert_bfloat16_reused, 256, TransferDtype::bfloat16, 1},
+};
+
+}  // namespace
+
 HostRates measure_host_rates() {
     HostRates rates;
     rates.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -499,21 +525,9 @@ HostRates measure_host_rates() {
     for (int i = 0; i < ByteRateCurve::kPoints; ++i) {
         const double bytes = ByteRateCurve::size_at(i);
         const double sample_ns = rates.per_sample_ns;
-        rates.convert_plain.gbps[i] = convert_gbps(into, bytes, 128, sample_ns);
-        rates.convert_plain_reused.gbps[i] =
-            convert_gbps(into, bytes, 128, sample_ns, TransferDtype::float32, 1);
-        rates.convert_streaming.gbps[i] = convert_gbps(into, bytes, 256, sample_ns);
-        rates.convert_uint8.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::uint8);
-        rates.convert_half.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float16);
-        rates.convert_streaming_reused.gbps[i] =
-            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float32, 1);
-        rates.convert_uint8_reused.gbps[i] =
-            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::uint8, 1);
-        rates.convert_half_reused.gbps[i] =
-            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::float16, 1);
-        rates.convert_bfloat16.gbps[i] = convert_gbps(into, bytes, 256, sample_ns, TransferDtype::bfloat16);
-        rates.convert_bfloat16_reused.gbps[i] =
-            convert_gbps(into, bytes, 256, sample_ns, TransferDtype::bfloat16, 1);
+        for (const ConvertCurve& c : kConvertCurves)
+            (rates.*c.curve).gbps[i] =
+                convert_gbps(into, bytes, c.sample_side, sample_ns, c.dtype, c.buffers);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes, false);
         rates.memcpy_from_streamed.gbps[i] = memcpy_gbps(bytes, true);
         rates.staging_rate.gbps[i] = staging_gbps(bytes, false);
@@ -553,14 +567,7 @@ HostRates median_of(std::span<const HostRates> measurements) {
             each([&](auto& r) -> auto& { return (r.*member).gbps[i]; });
     };
     const auto scalar = [&](double HostRates::*member) { each([&](auto& r) -> auto& { return r.*member; }); };
-    for (ByteRateCurve HostRates::*member :
-         {&HostRates::convert_plain, &HostRates::convert_streaming, &HostRates::convert_plain_reused,
-          &HostRates::convert_uint8, &HostRates::convert_half, &HostRates::convert_streaming_reused,
-          &HostRates::convert_uint8_reused, &HostRates::convert_half_reused, &HostRates::convert_bfloat16,
-          &HostRates::convert_bfloat16_reused, &HostRates::memcpy_rate, &HostRates::memcpy_from_streamed,
-          &HostRates::staging_rate, &HostRates::staging_from_streamed, &HostRates::staging_from_device_rate,
-          &HostRates::convert_bus_threads, &HostRates::memcpy_bus_threads})
-        curve(member);
+    for (ByteRateCurve HostRates::*member : kHostRateCurves) curve(member);
     for (double HostRates::*member :
          {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,
           &HostRates::handoff_us, &HostRates::wake_us, &HostRates::woken_us, &HostRates::wake_latency_us,

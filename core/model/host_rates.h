@@ -35,7 +35,7 @@ struct SleepOvershoot {
     double at(int sleepers, double sleep_us) const;
 };
 
-// A new figure here goes into median_of() too.
+// A new figure here goes into median_of() too (a new curve: into kHostRateCurves, below).
 struct HostRates {
     int cores = 1;
     // The cores' worth of time this process's threads get when `cores` of them want to run at once: less
@@ -104,6 +104,25 @@ struct HostRates {
     double first_touch_gbps = 0;
     double first_touch_ns(double bytes) const { return first_touch_gbps > 0 ? bytes / first_touch_gbps : 0; }
 };
+
+// Every curve of HostRates, for what treats them alike (median_of(), and tests that set them all).
+inline constexpr std::array kHostRateCurves{&HostRates::convert_plain,
+                                            &HostRates::convert_streaming,
+                                            &HostRates::convert_plain_reused,
+                                            &HostRates::convert_uint8,
+                                            &HostRates::convert_half,
+                                            &HostRates::convert_streaming_reused,
+                                            &HostRates::convert_uint8_reused,
+                                            &HostRates::convert_half_reused,
+                                            &HostRates::convert_bfloat16,
+                                            &HostRates::convert_bfloat16_reused,
+                                            &HostRates::memcpy_rate,
+                                            &HostRates::memcpy_from_streamed,
+                                            &HostRates::staging_rate,
+                                            &HostRates::staging_from_streamed,
+                                            &HostRates::staging_from_device_rate,
+                                            &HostRates::convert_bus_threads,
+                                            &HostRates::memcpy_bus_threads};
 
 // The figures that most often decide a prediction, on one line: cores (and what of them is available when
 // that is under 95%), convert and memcpy GB/s (1 MiB), first touch, how late a 200 us sleep ends (alone
