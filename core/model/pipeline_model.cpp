@@ -35,6 +35,8 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
       batches_streamed_(writes_around_the_cache(config)),
       pin_ns_((batches_streamed_ ? host.memcpy_from_streamed : host.memcpy_rate)
                   .ns_for(static_cast<double>(config.batch_bytes()))),
+      convert_ns_(host.per_sample_ns * config.batch_size +
+                  convert_curve(config, host).ns_for(static_cast<double>(config.batch_bytes()))),
       convert_bus_(bus_use(host.convert_bus_threads, static_cast<double>(config.batch_bytes()))),
       pin_bus_(bus_use(host.memcpy_bus_threads, static_cast<double>(config.batch_bytes()))),
       first_touch_ns_(host.first_touch_ns(static_cast<double>(config.batch_bytes()))) {

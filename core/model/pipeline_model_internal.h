@@ -108,6 +108,7 @@ class Model {
     bool step_worker(int w);
     bool step_pin();
     double sample_cost_scale(int64_t batch) const;
+    static const ByteRateCurve& convert_curve(const PipelineConfig& config, const HostRates& host);
     double convert_ns(int64_t index);
     double pin_ns(int64_t index);
     double io_ns(int64_t index) const;
@@ -163,6 +164,7 @@ class Model {
     // slower than a batch still in the cache the cores share.
     const bool batches_streamed_;
     const double pin_ns_;
+    const double convert_ns_;             // a batch's convert into a buffer already paged in
     const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
     const double first_touch_ns_;         // a fresh batch buffer's pages
     BufferPool collate_pool_, pinned_pool_;

@@ -19,20 +19,27 @@ double Model::io_ns(int64_t index) const {
     return (config_.io_us * sample_cost_scale(index) + overshoot_us * config_.batch_size) * 1e3;
 }
 
+// The rate a worker converts at, by dtype and store kind. Inline loading (no workers) converts into the
+// buffer it freed last, as the rates' reused curves do.
+const ByteRateCurve& Model::convert_curve(const PipelineConfig& config, const HostRates& host) {
+    const bool inline_loading = config.num_workers == 0;
+    switch (config.transfer_dtype) {
+        case TransferDtype::uint8:
+            return inline_loading ? host.convert_uint8_reused : host.convert_uint8;
+        case TransferDtype::float16:
+            return inline_loading ? host.convert_half_reused : host.convert_half;
+        case TransferDtype::bfloat16:
+            return inline_loading ? host.convert_bfloat16_reused : host.convert_bfloat16;
+        case TransferDtype::float32:
+            break;
+    }
+    if (writes_around_the_cache(config))
+        return inline_loading ? host.convert_streaming_reused : host.convert_streaming;
+    return inline_loading ? host.convert_plain_reused : host.convert_plain;
+}
+
 double Model::convert_ns(int64_t index) {
-    // Inline loading (no workers) converts into the buffer it freed last, as the rates' reused curves do.
-    const bool inline_loading = workers_ == 0;
-    const ByteRateCurve& curve =
-        config_.transfer_dtype == TransferDtype::uint8
-            ? (inline_loading ? host_.convert_uint8_reused : host_.convert_uint8)
-        : config_.transfer_dtype == TransferDtype::float16
-            ? (inline_loading ? host_.convert_half_reused : host_.convert_half)
-        : config_.transfer_dtype == TransferDtype::bfloat16
-            ? (inline_loading ? host_.convert_bfloat16_reused : host_.convert_bfloat16)
-        : batches_streamed_ ? (inline_loading ? host_.convert_streaming_reused : host_.convert_streaming)
-                            : (inline_loading ? host_.convert_plain_reused : host_.convert_plain);
-    const double first_touch = batch(index).fresh_buffer ? first_touch_ns_ : 0;
-    return host_.per_sample_ns * config_.batch_size + curve.ns_for(batch_bytes_) + first_touch;
+    return convert_ns_ + (batch(index).fresh_buffer ? first_touch_ns_ : 0);
 }
 
 // Batch `index`'s pin copy, into a pinned buffer that may be new. The collate buffer it copies from is
