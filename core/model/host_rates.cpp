@@ -37,12 +37,18 @@ namespace pinscope {
 namespace {
 
 // The median time of `work` in ns, over enough repetitions to move about `budget_bytes` (at least 3),
-// with `prepare` run untimed before each.
+// with `prepare` run untimed before each. Before them `work` runs untimed until it has moved about
+// `warm_up_bytes` (at least once): first touch and caches, as a pipeline's pooled buffers are warm.
 double median_ns(double bytes, const std::function<void()>& work, const std::function<void()>& prepare = {},
-                 double budget_bytes = 48e6) {
+                 double budget_bytes = 48e6, double warm_up_bytes = 0) {
     const int reps = std::clamp(static_cast<int>(budget_bytes / std::max(bytes, 1.0)), 3, 64);
+    const int warm_ups = std::clamp(static_cast<int>(warm_up_bytes / std::max(bytes, 1.0)), 1, 512);
     std::vector<double> times;
-    work();  // first touch and caches, as a pipeline's pooled buffers are warm
+    work();
+    for (int w = 1; w < warm_ups; ++w) {
+        if (prepare) prepare();
+        work();
+    }
     for (int r = 0; r < reps; ++r) {
         if (prepare) prepare();
         const TimeNs start = now_ns();
@@ -80,8 +86,9 @@ struct ConvertBuffers {
 // of the dataset's pixel pool, and reading samples 0..batch-1 every time kept their pixels in this core's
 // cache. On this project's VM 32 samples of 3x32x32 took 21 us that way and 32 to 35 us reading on (the
 // run's fetch spans: 28 to 36 us), so small batches were predicted 50 to 70% too fast.
+// `warm_up_bytes`: how much to convert, untimed, before the timed batches (median_ns).
 double convert_gbps(ConvertBuffers& into, double bytes, int64_t sample_side, double per_sample_ns,
-                    TransferDtype dtype = TransferDtype::float32, size_t buffers = ConvertBuffers::kCount) {
+                    TransferDtype dtype, size_t buffers, double warm_up_bytes) {
     const int64_t sample_bytes = sample_side * sample_side * element_bytes(dtype);
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / sample_bytes);
     PipelineConfig config = image_config(sample_side, batch);
@@ -97,7 +104,7 @@ double convert_gbps(ConvertBuffers& into, double bytes, int64_t sample_side, dou
             std::byte* out = into.buffers[turn % buffers].data();
             for (int64_t k = 0; k < batch; ++k) dataset->fetch(next_sample++, out + k * sample_bytes, stop);
         },
-        [&] { ++turn; });
+        [&] { ++turn; }, 48e6, warm_up_bytes);
     return out_bytes / std::max(ns - per_sample_ns * static_cast<double>(batch), 1.0);
 }
 
@@ -495,23 +502,34 @@ namespace {
 // The convert curves, in the order measured: samples of 128^2 float32 elements (64 KiB) are written with
 // plain stores, of 256^2 (256 KiB) with streaming ones (dataset.cpp); four buffers in turn, as workers
 // fill a pool, or one reused, as inline loading does.
+//
+// Streamed batches are timed after 256 MB of warm-up. Their rate does not hang on the cache, but it
+// climbs over the first passes all the same, and three batches after one warm-up (what 48 MB buys at
+// 16 MiB) caught the climb: on this project's VM 16.4 GB/s at 16 MiB against 19.6 after the warm-up (a
+// run's 2 workers converting 19 MiB batches straight into pinned buffers: 20.4 each), on an H200
+// machine's host 10-14 against 13-18, and direct configs there were predicted 22-36% slow. Plain
+// stores keep their short measurement: their steady rate hangs on how much of the pool stays in the
+// cache, which four buffers do not tell (docs/predict.md: a pool-size curve helped the sets it was
+// tuned on and lost on the next).
 struct ConvertCurve {
     ByteRateCurve HostRates::*curve;
     int64_t sample_side;
     TransferDtype dtype;
     size_t buffers;
+    double warm_up_bytes;
 };
+constexpr double kStreamedWarmUp = 256e6;
 constexpr ConvertCurve kConvertCurves[] = {
-    {&HostRates::convert_plain, 128, TransferDtype::float32, ConvertBuffers::kCount},
-    {&HostRates::convert_plain_reused, 128, TransferDtype::float32, 1},
-    {&HostRates::convert_streaming, 256, TransferDtype::float32, ConvertBuffers::kCount},
-    {&HostRates::convert_uint8, 256, TransferDtype::uint8, ConvertBuffers::kCount},
-    {&HostRates::convert_half, 256, TransferDtype::float16, ConvertBuffers::kCount},
-    {&HostRates::convert_streaming_reused, 256, TransferDtype::float32, 1},
-    {&HostRates::convert_uint8_reused, 256, TransferDtype::uint8, 1},
-    {&HostRates::convert_half_reused, 256, TransferDtype::float16, 1},
-    {&HostRates::convert_bfloat16, 256, TransferDtype::bfloat16, ConvertBuffers::kCount},
-    {&HostRates::convert_bfloat16_reused, 256, TransferDtype::bfloat16, 1},
+    {&HostRates::convert_plain, 128, TransferDtype::float32, ConvertBuffers::kCount, 0},
+    {&HostRates::convert_plain_reused, 128, TransferDtype::float32, 1, 0},
+    {&HostRates::convert_streaming, 256, TransferDtype::float32, ConvertBuffers::kCount, kStreamedWarmUp},
+    {&HostRates::convert_uint8, 256, TransferDtype::uint8, ConvertBuffers::kCount, 0},
+    {&HostRates::convert_half, 256, TransferDtype::float16, ConvertBuffers::kCount, 0},
+    {&HostRates::convert_streaming_reused, 256, TransferDtype::float32, 1, kStreamedWarmUp},
+    {&HostRates::convert_uint8_reused, 256, TransferDtype::uint8, 1, 0},
+    {&HostRates::convert_half_reused, 256, TransferDtype::float16, 1, 0},
+    {&HostRates::convert_bfloat16, 256, TransferDtype::bfloat16, ConvertBuffers::kCount, 0},
+    {&HostRates::convert_bfloat16_reused, 256, TransferDtype::bfloat16, 1, 0},
 };
 
 }  // namespace
@@ -527,7 +545,7 @@ HostRates measure_host_rates() {
         const double sample_ns = rates.per_sample_ns;
         for (const ConvertCurve& c : kConvertCurves)
             (rates.*c.curve).gbps[i] =
-                convert_gbps(into, bytes, c.sample_side, sample_ns, c.dtype, c.buffers);
+                convert_gbps(into, bytes, c.sample_side, sample_ns, c.dtype, c.buffers, c.warm_up_bytes);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes, false);
         rates.memcpy_from_streamed.gbps[i] = memcpy_gbps(bytes, true);
         rates.staging_rate.gbps[i] = staging_gbps(bytes, false);
