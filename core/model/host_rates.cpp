@@ -86,13 +86,23 @@ struct ConvertBuffers {
 // of the dataset's pixel pool, and reading samples 0..batch-1 every time kept their pixels in this core's
 // cache. On this project's VM 32 samples of 3x32x32 took 21 us that way and 32 to 35 us reading on (the
 // run's fetch spans: 28 to 36 us), so small batches were predicted 50 to 70% too fast.
-// `warm_up_bytes`: how much to convert, untimed, before the timed batches (median_ns).
+//
+// Streamed batches (writes_around_the_cache) are timed after 256 MB of warm-up. Their rate does not hang
+// on the cache, but it climbs over the first passes all the same, and three batches after one warm-up
+// (what 48 MB buys at 16 MiB) caught the climb: on this project's VM 16.4 GB/s at 16 MiB against 19.6
+// after the warm-up (a run's 2 workers converting 19 MiB batches straight into pinned buffers: 20.4
+// each), on an H200 machine's host 10-14 against 13-18, and direct configs there were predicted 22-36%
+// slow. Plain stores keep their short measurement: their steady rate hangs on how much of the pool stays
+// in the cache, which four buffers do not tell (docs/predict.md: a pool-size curve helped the sets it was
+// tuned on and lost on the next).
 double convert_gbps(ConvertBuffers& into, double bytes, int64_t sample_side, double per_sample_ns,
-                    TransferDtype dtype, size_t buffers, double warm_up_bytes) {
+                    TransferDtype dtype, size_t buffers) {
+    constexpr double kStreamedWarmUp = 256e6;
     const int64_t sample_bytes = sample_side * sample_side * element_bytes(dtype);
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / sample_bytes);
     PipelineConfig config = image_config(sample_side, batch);
     config.transfer_dtype = dtype;
+    const double warm_up_bytes = writes_around_the_cache(config) ? kStreamedWarmUp : 0;
     const std::unique_ptr<Dataset> dataset = make_dataset(config);
     const double out_bytes = static_cast<double>(batch * sample_bytes);
     size_t turn = 0;
@@ -502,34 +512,23 @@ namespace {
 // The convert curves, in the order measured: samples of 128^2 float32 elements (64 KiB) are written with
 // plain stores, of 256^2 (256 KiB) with streaming ones (dataset.cpp); four buffers in turn, as workers
 // fill a pool, or one reused, as inline loading does.
-//
-// Streamed batches are timed after 256 MB of warm-up. Their rate does not hang on the cache, but it
-// climbs over the first passes all the same, and three batches after one warm-up (what 48 MB buys at
-// 16 MiB) caught the climb: on this project's VM 16.4 GB/s at 16 MiB against 19.6 after the warm-up (a
-// run's 2 workers converting 19 MiB batches straight into pinned buffers: 20.4 each), on an H200
-// machine's host 10-14 against 13-18, and direct configs there were predicted 22-36% slow. Plain
-// stores keep their short measurement: their steady rate hangs on how much of the pool stays in the
-// cache, which four buffers do not tell (docs/predict.md: a pool-size curve helped the sets it was
-// tuned on and lost on the next).
 struct ConvertCurve {
     ByteRateCurve HostRates::*curve;
     int64_t sample_side;
     TransferDtype dtype;
     size_t buffers;
-    double warm_up_bytes;
 };
-constexpr double kStreamedWarmUp = 256e6;
 constexpr ConvertCurve kConvertCurves[] = {
-    {&HostRates::convert_plain, 128, TransferDtype::float32, ConvertBuffers::kCount, 0},
-    {&HostRates::convert_plain_reused, 128, TransferDtype::float32, 1, 0},
-    {&HostRates::convert_streaming, 256, TransferDtype::float32, ConvertBuffers::kCount, kStreamedWarmUp},
-    {&HostRates::convert_uint8, 256, TransferDtype::uint8, ConvertBuffers::kCount, 0},
-    {&HostRates::convert_half, 256, TransferDtype::float16, ConvertBuffers::kCount, 0},
-    {&HostRates::convert_streaming_reused, 256, TransferDtype::float32, 1, kStreamedWarmUp},
-    {&HostRates::convert_uint8_reused, 256, TransferDtype::uint8, 1, 0},
-    {&HostRates::convert_half_reused, 256, TransferDtype::float16, 1, 0},
-    {&HostRates::convert_bfloat16, 256, TransferDtype::bfloat16, ConvertBuffers::kCount, 0},
-    {&HostRates::convert_bfloat16_reused, 256, TransferDtype::bfloat16, 1, 0},
+    {&HostRates::convert_plain, 128, TransferDtype::float32, ConvertBuffers::kCount},
+    {&HostRates::convert_plain_reused, 128, TransferDtype::float32, 1},
+    {&HostRates::convert_streaming, 256, TransferDtype::float32, ConvertBuffers::kCount},
+    {&HostRates::convert_uint8, 256, TransferDtype::uint8, ConvertBuffers::kCount},
+    {&HostRates::convert_half, 256, TransferDtype::float16, ConvertBuffers::kCount},
+    {&HostRates::convert_streaming_reused, 256, TransferDtype::float32, 1},
+    {&HostRates::convert_uint8_reused, 256, TransferDtype::uint8, 1},
+    {&HostRates::convert_half_reused, 256, TransferDtype::float16, 1},
+    {&HostRates::convert_bfloat16, 256, TransferDtype::bfloat16, ConvertBuffers::kCount},
+    {&HostRates::convert_bfloat16_reused, 256, TransferDtype::bfloat16, 1},
 };
 
 }  // namespace
@@ -545,7 +544,7 @@ HostRates measure_host_rates() {
         const double sample_ns = rates.per_sample_ns;
         for (const ConvertCurve& c : kConvertCurves)
             (rates.*c.curve).gbps[i] =
-                convert_gbps(into, bytes, c.sample_side, sample_ns, c.dtype, c.buffers, c.warm_up_bytes);
+                convert_gbps(into, bytes, c.sample_side, sample_ns, c.dtype, c.buffers);
         rates.memcpy_rate.gbps[i] = memcpy_gbps(bytes, false);
         rates.memcpy_from_streamed.gbps[i] = memcpy_gbps(bytes, true);
         rates.staging_rate.gbps[i] = staging_gbps(bytes, false);
