@@ -32,6 +32,7 @@ CopyProbeResult made_up_result() {
     r.copy_latency_us = 4;
     r.pageable_copy_latency_us = 20;
     r.h2d_under_host_writes = {{80, 0.97}, {20, 1.0}, {140, 0.5}};  // in the order measured, not sorted
+    r.pageable_h2d_staging = {{1 << 20, 40, 20}, {4096, 3, 0.5}, {2 << 20, 100, 60}};  // not sorted either
     return r;
 }
 
@@ -63,6 +64,28 @@ TEST_CASE("a probe's calibration file loads as a calibration with the same figur
           doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256)).epsilon(0.01));
     CHECK(c.d2h_pageable.gbps(64.0 * (1 << 20)) ==
           doctest::Approx(r.gbps(CopyDirection::d2h, HostMemory::pageable, 64)).epsilon(0.01));
+    REQUIRE(c.pageable_h2d_staging.size() == 3);
+    CHECK(c.pageable_h2d_staging.front().bytes == 4096);  // sorted by size
+}
+
+TEST_CASE("the driver's pageable staging over the host's memcpy is charged by size, as the probe measured") {
+    const Calibration c = calibration_from_json(calibration_json(made_up_result()), "probe");
+    // driver - memcpy: 2.5 us at 4 KiB, 20 at 1 MiB, 40 at 2 MiB; linear between, the nearest beyond.
+    CHECK(c.pageable_h2d_staging_extra_us(4096) == doctest::Approx(2.5));
+    CHECK(c.pageable_h2d_staging_extra_us(100) == doctest::Approx(2.5));
+    CHECK(c.pageable_h2d_staging_extra_us(1.5 * (1 << 20)) == doctest::Approx(30));
+    CHECK(c.pageable_h2d_staging_extra_us(96.0 * (1 << 20)) == doctest::Approx(40));
+    // A file from before the probe measured it: the fixed cost of a pageable copy over a pinned one.
+    CopyProbeResult old = made_up_result();
+    old.pageable_h2d_staging.clear();
+    const Calibration before = calibration_from_json(calibration_json(old), "an older probe");
+    CHECK(before.pageable_h2d_staging_extra_us(4096) == doctest::Approx(20 - 4));
+    CHECK(before.pageable_h2d_staging_extra_us(2 << 20) == doctest::Approx(20 - 4));
+    // The driver faster than the memcpy at some size (the host's noise) costs nothing there, not less.
+    CopyProbeResult faster = made_up_result();
+    faster.pageable_h2d_staging = {{2 << 20, 150, 160}};
+    CHECK(calibration_from_json(calibration_json(faster), "probe").pageable_h2d_staging_extra_us(2 << 20) ==
+          0);
 }
 
 TEST_CASE("the simulated GPU charges the caller host_call_us for every copy, launch and record") {

@@ -523,6 +523,51 @@ TEST_CASE("the share of the link an H2D copy keeps follows the host's writes, ch
         CalibrationError);
 }
 
+TEST_CASE("a calibration's pageable staging figures are read strictly, each error naming its key") {
+    const auto message = [](nlohmann::json staging) {
+        nlohmann::json json = smallest_calibration_json();
+        json["pageable_h2d_staging"] = std::move(staging);
+        try {
+            return std::to_string(calibration_from_json(json, "x.json").pageable_h2d_staging.size());
+        } catch (const CalibrationError& e) {
+            return std::string(e.what());
+        }
+    };
+    CHECK(message({{{"bytes", 4096}, {"driver_us", -1}, {"memcpy_us", 0}}}) ==
+          "calibration x.json: pageable_h2d_staging's driver_us should be between 0 and 1000000 us; measure "
+          "the GPU again with `pinscope probe`.");
+    CHECK(message({{{"bytes", 0}, {"driver_us", 3}, {"memcpy_us", 0}}}).find("bytes should be between") !=
+          std::string::npos);
+    CHECK(message({{{"bytes", 4096}, {"driver_us", 3}}}).find("should have \"bytes\", \"driver_us\"") !=
+          std::string::npos);
+    CHECK(message("fast").find("should be a list of at most 16") != std::string::npos);
+    CHECK(message(nlohmann::json::array()) == "0");
+    CHECK(message({{{"bytes", 4096}, {"driver_us", 3}, {"memcpy_us", 0.5}}}) == "1");
+}
+
+TEST_CASE(
+    "a pageable H2D holds its caller for the driver's staging over its own memcpy, by the calibration") {
+    // A link fast enough that the bytes cost nothing next to a driver whose staging the calibration says
+    // takes 300 ms more than this host's memcpy: the caller is held at least that long, and without the
+    // figure (its fixed costs 0) well under it.
+    const auto blocking_copy_s = [](std::vector<Calibration::StagingPoint> staging) {
+        Calibration link = test_link(50, 20);
+        link.pageable_h2d_staging = std::move(staging);
+        Bench bench(link);
+        PinnedAndPageable b(bench.device, 64 * 1024);
+        auto& [stream, dst, pinned, pageable] = b;
+        const TimeNs called = now_ns();
+        bench.device.copy_to_device(dst, 0, pageable, 0, 64 * 1024, stream, /*non_blocking=*/false, 1);
+        return ns_to_s(now_ns() - called);
+    };
+    const double charged = blocking_copy_s({{4096, 300'000, 0}});
+    const double plain = blocking_copy_s({});
+    CAPTURE(charged);
+    CAPTURE(plain);
+    CHECK(charged >= 0.3);
+    CHECK(plain < 0.15);
+}
+
 TEST_CASE("H2D copies back to back slow down as the calibration says the host's writes slow the link") {
     // 10 MiB copies over a 10 GB/s link, 1 ms each alone; the host writes what they send, and at 10 GB/s
     // of writes a copy keeps half its rate. Back to back the load settles where the copies' rate is the

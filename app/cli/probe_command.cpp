@@ -40,6 +40,13 @@ void print_table(const CopyProbeResult& r) {
     fmt::print(
         "  fixed cost per copy: {:.1f} us pinned, {:.1f} us pageable (a 4 KiB copy as the caller waits)\n",
         r.copy_latency_us, r.pageable_copy_latency_us);
+    if (!r.pageable_h2d_staging.empty()) {
+        fmt::print("  pageable H2D staged by the driver / by one thread's memcpy:");
+        for (const Calibration::StagingPoint& point : r.pageable_h2d_staging)
+            fmt::print("  {} {:.0f} / {:.0f} us", format_bytes(point.bytes), point.driver_us,
+                       point.memcpy_us);
+        fmt::print("\n");
+    }
     fmt::print(
         "  one device call as the train loop makes it (query, copy in, launch, copy out, record; CUPTI on) "
         "costs the calling thread {:.1f} us\n",

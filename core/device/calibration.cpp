@@ -50,6 +50,21 @@ double Calibration::h2d_share_under_writes(double host_write_gbps) const {
     return share;
 }
 
+double Calibration::pageable_h2d_staging_extra_us(double bytes) const {
+    const auto extra = [](const StagingPoint& p) { return std::max(0.0, p.driver_us - p.memcpy_us); };
+    if (pageable_h2d_staging.empty()) return std::max(0.0, pageable_copy_latency_us - copy_latency_us);
+    if (bytes <= pageable_h2d_staging.front().bytes) return extra(pageable_h2d_staging.front());
+    for (size_t i = 1; i < pageable_h2d_staging.size(); ++i) {
+        const StagingPoint& lo = pageable_h2d_staging[i - 1];
+        const StagingPoint& hi = pageable_h2d_staging[i];
+        if (bytes <= hi.bytes) {
+            const double f = hi.bytes > lo.bytes ? (bytes - lo.bytes) / (hi.bytes - lo.bytes) : 1;
+            return extra(lo) + f * (extra(hi) - extra(lo));
+        }
+    }
+    return extra(pageable_h2d_staging.back());
+}
+
 const CopyCurve& Calibration::curve(CopyDirection direction, HostMemory memory) const {
     const bool pinned = memory == HostMemory::pinned;
     if (direction == CopyDirection::h2d) return pinned ? h2d_pinned : h2d_pageable;
@@ -70,6 +85,9 @@ constexpr CalibrationRange kStartupRange{0, 30, "s"};  // a driver that takes lo
 constexpr CalibrationRange kHostWriteRange{0, 10000, "GB/s"};  // all of a large server's memory channels
 constexpr CalibrationRange kLinkShareRange{0.05, 1, ""};       // what a copy keeps of its idle rate
 constexpr size_t kMaxHostWritePoints = 16;                     // a probe writes up to seven
+constexpr CalibrationRange kStagingSizeRange{1, 1 << 30, "bytes"};
+constexpr CalibrationRange kStagingTimeRange{0, 1e6, "us"};  // 2 MiB at 2 GB/s is 1,000 us
+constexpr size_t kMaxStagingPoints = 16;                     // a probe writes five
 
 namespace {
 
@@ -95,6 +113,32 @@ std::vector<Calibration::HostWriteShare> host_write_shares(const nlohmann::json&
     std::sort(shares.begin(), shares.end(),
               [](const auto& a, const auto& b) { return a.host_write_gbps < b.host_write_gbps; });
     return shares;
+}
+
+// "pageable_h2d_staging": [{"bytes": 4096, "driver_us": 3.1, "memcpy_us": 0.4}, ...], sorted by size here.
+template <class Fail, class Checked>
+std::vector<Calibration::StagingPoint> staging_points(const nlohmann::json& j, Fail&& fail,
+                                                      Checked&& checked) {
+    constexpr const char* kKey = "pageable_h2d_staging";
+    std::vector<Calibration::StagingPoint> points;
+    if (!j.contains(kKey)) return points;
+    const nlohmann::json& list = j[kKey];
+    if (!list.is_array() || list.size() > kMaxStagingPoints)
+        throw fail(fmt::format(
+            "{} should be a list of at most {} {{\"bytes\", \"driver_us\", \"memcpy_us\"}} objects.", kKey,
+            kMaxStagingPoints));
+    for (const nlohmann::json& point : list) {
+        if (!point.is_object() || !point.contains("bytes") || !point.contains("driver_us") ||
+            !point.contains("memcpy_us"))
+            throw fail(
+                fmt::format("each of {} should have \"bytes\", \"driver_us\" and \"memcpy_us\".", kKey));
+        points.push_back(
+            {checked(fmt::format("{}'s bytes", kKey), point["bytes"], kStagingSizeRange),
+             checked(fmt::format("{}'s driver_us", kKey), point["driver_us"], kStagingTimeRange),
+             checked(fmt::format("{}'s memcpy_us", kKey), point["memcpy_us"], kStagingTimeRange)});
+    }
+    std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+    return points;
 }
 
 }  // namespace
@@ -184,6 +228,7 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.device_alloc_s = number("device_alloc_16MB_s", 0, kStartupRange);
     c.pin_alloc_256MB_s = figure("pin_host_alloc_256MB_s", 0, kStartupRange);
     c.h2d_under_host_writes = host_write_shares(j, fail, checked);
+    c.pageable_h2d_staging = staging_points(j, fail, checked);
     return c;
 }
 

@@ -92,6 +92,23 @@ struct Calibration {
     // beyond them (no guess past what was measured).
     double h2d_share_under_writes(double host_write_gbps) const;
 
+    // A pageable H2D copy's staging as its caller sees it: the driver's (from the call until it returns,
+    // the bytes in its bounce buffers) against this host's own memcpy through one bounce buffer
+    // (PageableStaging, what the simulated GPU stages with), both of a source another thread has just
+    // written, at sizes up to one chunk; sorted by size. The driver's costs more than a fixed amount
+    // over the memcpy, growing with the bytes (one H200 host: 3 us at 4 KiB, 14-20 at 768 KiB, 55-90 at
+    // 2 MiB). Empty (files from before the probe measured it): pageable_copy_latency_us less
+    // copy_latency_us at every size.
+    struct StagingPoint {
+        double bytes = 0;
+        double driver_us = 0;
+        double memcpy_us = 0;
+    };
+    std::vector<StagingPoint> pageable_h2d_staging;
+    // The driver's staging of `bytes` over the memcpy's: linear between the measured sizes, the nearest
+    // one's beyond them (a larger copy's further chunks are held to the pageable curve instead).
+    double pageable_h2d_staging_extra_us(double bytes) const;
+
     // The cost of a fresh pinned allocation of `bytes`.
     double pin_alloc_seconds(double bytes) const { return pin_alloc_256MB_s * bytes / (256.0 * 1024 * 1024); }
 

@@ -69,6 +69,14 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         j["normalize_latency_us"] = round2(r.normalize_latency_us);
     }
     j["copy_bandwidth_GBps"] = bandwidth;
+    if (!r.pageable_h2d_staging.empty()) {
+        nlohmann::json points = nlohmann::json::array();
+        for (const Calibration::StagingPoint& point : r.pageable_h2d_staging)
+            points.push_back({{"bytes", point.bytes},
+                              {"driver_us", round2(point.driver_us)},
+                              {"memcpy_us", round2(point.memcpy_us)}});
+        j["pageable_h2d_staging"] = points;
+    }
     if (!r.h2d_under_host_writes.empty()) {
         nlohmann::json shares = nlohmann::json::array();
         for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
@@ -88,6 +96,9 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "host_call_us: the calling thread's time per device call as the train loop makes them (event query, "
         "4 KiB pinned copy in, kernel launch, copy out, event record), through pinscope's CUDA device with "
         "CUPTI on",
+        "pageable_h2d_staging: a pageable H2D copy of `bytes` from the call until it returns (the driver's "
+        "staging) against one host thread copying the same bytes through a 2 MiB buffer (the simulated GPU's "
+        "staging), each of a source another thread has just written, medians of 60 interleaved",
         "copies read (and write) a different part of a 256 MiB buffer each time; a pageable source is first "
         "written by another thread, as a worker collates a batch just before the train loop copies it",
         "pin_*_256MB_s: seconds to pin 256 MiB with cudaHostAlloc, and with huge pages + cudaHostRegister",

@@ -31,6 +31,9 @@ struct CopyProbeResult {
     double host_memcpy_gbps = 0;          // one host thread copying 64 MiB
     double copy_latency_us = 0;           // fixed cost per copy, from the pinned H2D figures at 1 and 16 MiB
     double pageable_copy_latency_us = 0;  // a 4 KiB pageable copy as the caller waits for it, both ways
+    // A pageable H2D copy's staging by the driver against this host's memcpy through a bounce buffer, at
+    // 4 KiB to 2 MiB (Calibration::pageable_h2d_staging).
+    std::vector<Calibration::StagingPoint> pageable_h2d_staging;
     double host_call_us =
         0;  // the calling thread's time per device call, the train loop's mix (device_call_cost.h)
     // Pinning 256 MiB, in seconds: the driver's cudaHostAlloc, and huge pages + cudaHostRegister (what

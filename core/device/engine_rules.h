@@ -155,8 +155,11 @@ inline double staged_copy_rate(const Calibration& calibration, double bytes, Hos
     return solo_copy_rate(calibration, Work::h2d, HostMemory::pinned, first_chunk_bytes(bytes), time_scale) *
            h2d_share_at_start(calibration, load, now, bytes, time_scale);
 }
-// The driver's cost of a pageable copy over a pinned one, spent by the caller after its staging.
-inline double pageable_extra_us(const Calibration& calibration) {
+// The driver's cost of a pageable copy of `bytes` over the host's own staging memcpy, spent by the caller
+// after its staging: to the device, what the probe measured at that size; to the host, the fixed cost of
+// a pageable copy over a pinned one.
+inline double pageable_extra_us(const Calibration& calibration, Work direction, double bytes) {
+    if (direction == Work::h2d) return calibration.pageable_h2d_staging_extra_us(bytes);
     return std::max(0.0, calibration.pageable_copy_latency_us - calibration.copy_latency_us);
 }
 // The least the staging holds its caller: the calibrated pageable time of the bytes beyond the first

@@ -265,7 +265,9 @@ bool Model::loop_issue_wait(HostThread& t) {
         const ByteRateCurve& rate = op.kind == OpKind::d2h ? host_.staging_from_device_rate
                                     : batches_streamed_    ? host_.staging_from_streamed
                                                            : host_.staging_rate;
-        t.work(op.bytes / rate.at(op.bytes) + engine_rules::pageable_extra_us(gpu_.calibration()) * 1e3,
+        const auto work = op.kind == OpKind::d2h ? engine_rules::Work::d2h : engine_rules::Work::h2d;
+        t.work(op.bytes / rate.at(op.bytes) +
+                   engine_rules::pageable_extra_us(gpu_.calibration(), work, op.bytes) * 1e3,
                bus_use(host_.memcpy_bus_threads, op.bytes));
         staging_started_ = now_;
         loop_step_ = LoopStep::stage;

@@ -29,6 +29,7 @@
 #include "core/device/device_call_cost.h"
 #include "core/device/median.h"
 #include "core/device/naive_copy.h"
+#include "core/device/sim/pageable_staging.h"
 #include "core/trace/trace.h"
 
 namespace pinscope {
@@ -240,6 +241,37 @@ double time_small_pageable_us(void* device, void* host, cudaStream_t stream) {
     return median(us);
 }
 
+// A pageable H2D copy's staging by the driver (from the call until it returns: CUDA returns once the
+// bytes are in its bounce buffers) against the simulated GPU's own (PageableStaging: one thread's memcpy
+// through a bounce buffer), each of a source another thread has just written, at sizes up to one chunk.
+// The two alternate, so that a busy spell of the host falls on both, and each is the median of 60.
+std::vector<Calibration::StagingPoint> time_pageable_staging(void* device, std::byte* host,
+                                                             cudaStream_t stream) {
+    constexpr size_t kSizes[] = {4096, 64 * 1024, 256 * 1024, 1 * MiB, PageableStaging::kChunkBytes};
+    constexpr int kWarmUp = 3, kRepeats = 60;
+    std::vector<Calibration::StagingPoint> points;
+    for (size_t bytes : kSizes) {
+        std::vector<double> driver_us, memcpy_us;
+        for (int r = 0; r < kWarmUp + kRepeats; ++r) {
+            std::byte* source = host + static_cast<size_t>(r) * bytes % (kLargest - bytes);
+            write_from_another_thread(source, bytes, r);
+            const TimeNs call = now_ns();
+            check(cudaMemcpyAsync(device, source, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+            const TimeNs returned = now_ns();
+            check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+            write_from_another_thread(source, bytes, r + 1);
+            const TimeNs own_start = now_ns();
+            PageableStaging::stage(source, bytes, StagingDirection::to_device);
+            const TimeNs own_end = now_ns();
+            if (r < kWarmUp) continue;
+            driver_us.push_back(static_cast<double>(returned - call) * 1e-3);
+            memcpy_us.push_back(static_cast<double>(own_end - own_start) * 1e-3);
+        }
+        points.push_back({static_cast<double>(bytes), median(driver_us), median(memcpy_us)});
+    }
+    return points;
+}
+
 // One H2D and one D2H at once on two streams; both directions' bytes over the time until both end.
 double time_bidirectional(Pinned& up, Pinned& down, OnDevice& to, OnDevice& from) {
     StreamOwner a, b;
@@ -418,6 +450,8 @@ CopyProbeResult probe_copies(int ordinal) {
     }
     result.bidir_total_gbps = std::max(result.bidir_total_gbps, bidirectional());
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
+    result.pageable_h2d_staging =
+        time_pageable_staging(device.data, static_cast<std::byte*>(pageable.data), stream.stream);
     result.pin_host_alloc_256MB_s = time_pinning(cuda::PinMethod::host_alloc);
     try {
         result.pin_huge_pages_256MB_s = time_pinning(cuda::PinMethod::huge_pages);

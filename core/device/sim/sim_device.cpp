@@ -86,7 +86,6 @@ SimDevice::SimDevice(Trace& trace, Calibration calibration, double time_scale, i
     // host-bound pipeline (small batches, tiny kernels) runs at the measured host's pace.
     if (calibration_.host_call_us > 0)
         call_charge_us_ = std::max(0.0, calibration_.host_call_us * time_scale_ - model_cost_per_call_us());
-    pageable_extra_us_ = engine_rules::pageable_extra_us(calibration_);
     clock_ = now_ns();
     device_thread_ = std::thread([this] { run_device_thread(); });
 }
@@ -403,7 +402,8 @@ void SimDevice::wait_until_started(Lock& lock, const Marker& marker) {
 // of one chunk is a short DMA after the host's staging, not a long span beside it. To the host: the engine
 // fills the bounce buffers first, then the caller copies them out (the driver overlaps the two chunk by
 // chunk; for results of one chunk or less, the usual, it is the same). The staging is this host's memcpy,
-// as the pin thread's copy is, plus the driver's fixed cost per pageable copy; beyond the first chunk it
+// as the pin thread's copy is, plus what the driver's staging costs over it (the probe's, by size; the
+// driver's runs 25-40% slower than a memcpy on an H200 host); beyond the first chunk it
 // takes at least the calibrated pageable time (holding one-chunk copies to it too made CIFAR-like
 // pageable runs 30% slow on the H100 host itself).
 void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host, size_t bytes,
@@ -422,7 +422,7 @@ void SimDevice::stage_pageable(Lock& lock, const Marker& marker, std::byte* host
     {
         StretchedWork slowed(time_scale_, &cutting_);  // slow motion's stretch ends with the run
         PageableStaging::stage(host, bytes, direction);
-        spend_host_call(pageable_extra_us_);
+        spend_host_call(engine_rules::pageable_extra_us(calibration_, work, static_cast<double>(bytes)));
     }
     constexpr TimeNs kCheckCut = 1'000'000;  // a held caller notices the run's end within a millisecond
     while (!cutting_.load(std::memory_order_relaxed) && now_ns() < held_until)

@@ -139,10 +139,9 @@ class SimDevice final : public Device {
     void spend_startup(std::string_view what, double seconds);
 
     Calibration calibration_;
-    double time_scale_ = 1;         // slow motion: every modelled duration this many times longer
-    int ordinal_ = 0;               // the GPU number its lanes carry
-    double call_charge_us_ = 0;     // spent per call: host_call_us less the model's own cost per call
-    double pageable_extra_us_ = 0;  // the driver's cost of a pageable copy over a pinned one (stage_pageable)
+    double time_scale_ = 1;      // slow motion: every modelled duration this many times longer
+    int ordinal_ = 0;            // the GPU number its lanes carry
+    double call_charge_us_ = 0;  // spent per call: host_call_us less the model's own cost per call
     DeviceInfo info_;
     Trace& trace_;
     const bool cold_start_ = false;
