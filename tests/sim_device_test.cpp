@@ -47,6 +47,16 @@ double seconds(const Span& s) {
     return ns_to_s(s.duration());
 }
 
+// A kernel that reads `bytes` of `input` for `us` microseconds and writes nothing.
+KernelWork kernel_reading(const DeviceBuffer& input, size_t bytes, double us, int64_t batch) {
+    KernelWork work;
+    work.input = &input;
+    work.input_bytes = bytes;
+    work.duration_us = us;
+    work.batch = batch;
+    return work;
+}
+
 // Holds back work on several streams until one model instant: an event recorded after a long kernel.
 // Work that waits on it starts when the kernel ends, however late the host issued it (within the
 // kernel's half second), so tests of concurrency do not depend on how the host thread was scheduled.
@@ -56,7 +66,7 @@ struct Gate {
     DeviceBuffer scratch;
     explicit Gate(Device& device)
         : stream(device.create_stream(9)), open(device.create_event()), scratch(device.allocate_device(1)) {
-        device.launch_kernel(KernelWork{&scratch, 0, 1, nullptr, 0, 0, 500'000, kNoBatch}, stream);
+        device.launch_kernel(kernel_reading(scratch, 1, 500'000, kNoBatch), stream);
         device.record(open, stream);
     }
 };
@@ -190,7 +200,7 @@ TEST_CASE("work on one stream runs in issue order and never overlaps") {
     HostBuffer host = bench.device.allocate_host(16 * MiB, HostMemory::pinned);
     for (int b = 0; b < 4; ++b) {
         bench.device.copy_to_device(dev, 0, host, 0, 16 * MiB, stream, true, b);
-        bench.device.launch_kernel(KernelWork{&dev, 0, 16 * MiB, nullptr, 0, 0, 300, b}, stream);
+        bench.device.launch_kernel(kernel_reading(dev, 16 * MiB, 300, b), stream);
         bench.device.copy_to_host(host, 0, dev, 0, 1 * MiB, stream, true, b);
     }
     bench.device.synchronize();
@@ -211,8 +221,8 @@ TEST_CASE("a kernel lasts kernel_us and kernels never run at once") {
     Stream a = bench.device.create_stream(0), b = bench.device.create_stream(1);
     DeviceBuffer dev = bench.device.allocate_device(MiB);
     for (int i = 0; i < 3; ++i) {
-        bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 500, i}, a);
-        bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 500, 10 + i}, b);
+        bench.device.launch_kernel(kernel_reading(dev, MiB, 500, i), a);
+        bench.device.launch_kernel(kernel_reading(dev, MiB, 500, 10 + i), b);
     }
     bench.device.synchronize();
     auto kernels = bench.spans(SpanKind::kernel);
@@ -231,7 +241,7 @@ TEST_CASE("work finishes on the timeline with no call into the device, an idle d
     DeviceBuffer dev = bench.device.allocate_device(MiB);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the device thread idles
     for (int64_t batch = 0; batch < 2; ++batch) {
-        bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 2000, batch}, stream);
+        bench.device.launch_kernel(kernel_reading(dev, MiB, 2000, batch), stream);
         size_t seen = 0;
         for (int wait_ms = 0; wait_ms < 5000 && seen <= static_cast<size_t>(batch); wait_ms += 5) {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -250,7 +260,7 @@ TEST_CASE("an event orders work across streams") {
     bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, copy, true, 1);
     bench.device.record(copied, copy);
     bench.device.wait(compute, copied);
-    bench.device.launch_kernel(KernelWork{&dev, 0, 64 * MiB, nullptr, 0, 0, 100, 1}, compute);
+    bench.device.launch_kernel(kernel_reading(dev, 64 * MiB, 100, 1), compute);
     bench.device.synchronize();
     auto h2d = bench.spans(SpanKind::h2d);
     auto kernel = bench.spans(SpanKind::kernel);
@@ -268,7 +278,7 @@ TEST_CASE("without an event between them, work on two streams overlaps: copy dur
     HostBuffer host = bench.device.allocate_host(64 * MiB, HostMemory::pinned);
     bench.device.wait(copy, gate.open);
     bench.device.wait(compute, gate.open);
-    bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 5000, 1}, compute);
+    bench.device.launch_kernel(kernel_reading(dev, MiB, 5000, 1), compute);
     bench.device.copy_to_device(dev, 0, host, 0, 64 * MiB, copy, true, 2);
     bench.device.synchronize();
     auto h2d = bench.spans(SpanKind::h2d);
@@ -285,7 +295,7 @@ TEST_CASE("an event never recorded counts as complete, as in CUDA") {
     CHECK(bench.device.ready(never));
     bench.device.wait(s, never);  // must not block the stream
     DeviceBuffer dev = bench.device.allocate_device(MiB);
-    bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 10, 1}, s);
+    bench.device.launch_kernel(kernel_reading(dev, MiB, 10, 1), s);
     bench.device.synchronize(s);
     CHECK(bench.spans(SpanKind::kernel).size() == 1);
 }
@@ -417,7 +427,7 @@ TEST_CASE("GPU spans land on the lanes of their stream's index") {
     DeviceBuffer dev = bench.device.allocate_device(MiB);
     HostBuffer host = bench.device.allocate_host(MiB, HostMemory::pinned);
     bench.device.copy_to_device(dev, 0, host, 0, MiB, s, true, 9);
-    bench.device.launch_kernel(KernelWork{&dev, 0, MiB, nullptr, 0, 0, 10, 9}, s);
+    bench.device.launch_kernel(kernel_reading(dev, MiB, 10, 9), s);
     bench.device.copy_to_host(host, 0, dev, 0, MiB, s, true, 9);
     bench.device.synchronize();
     bench.trace.collect(bench.store);
