@@ -392,6 +392,39 @@ TEST_CASE("the model holds a pageable copy's caller for the driver's staging, as
     CHECK(plain.samples_per_s > 4 * held.samples_per_s);
 }
 
+TEST_CASE("pageable results taken in turn by more slots are staged at the rate of their working set") {
+    // 16 MiB results into pageable memory behind tiny batches and kernels: the train loop's staging of each
+    // result sets the pace. The staging curve here is 20 GB/s up to 16 MiB and 5 GB/s at 64 MiB. With one
+    // stream two result buffers take turns (32 MiB, the curve's 16 MiB point); with four, five do (80 MiB,
+    // read at 40 MiB), and each batch takes the difference of the two stagings longer.
+    PipelineConfig config;
+    config.num_workers = 2;
+    config.pin_memory = false;
+    config.batch_size = 1;
+    config.sample_shape.dims = {1, 8, 8};
+    config.kernel_us = 10;
+    config.d2h_bytes = 16 << 20;
+    config.seconds = 2;
+    HostRates host = measure_host_rates();
+    host.staging_from_device_rate.gbps.fill(20);
+    host.staging_from_device_rate.gbps.back() = 5;
+    const auto samples_per_s = [&](int streams) {
+        PipelineConfig c = config;
+        c.streams = streams;
+        return predict(c, calibration_for(c), host).samples_per_s;
+    };
+    const double two_in_turn = samples_per_s(1), five_in_turn = samples_per_s(4);
+    CAPTURE(two_in_turn);
+    CAPTURE(five_in_turn);
+    const double result = 16 << 20;
+    const double staged_longer_s = result / (host.staging_from_device_rate.at(5 * result / 2) * 1e9) -
+                                   result / (host.staging_from_device_rate.at(result) * 1e9);
+    CHECK(staged_longer_s > 0.5e-3);
+    CHECK(five_in_turn == within(1 / (1 / two_in_turn + staged_longer_s), 0.1));
+    host.staging_from_device_rate.gbps.back() = 20;  // a cache that holds them all: the slots cost nothing
+    CHECK(samples_per_s(4) / two_in_turn == within(1.0, 0.1));
+}
+
 TEST_CASE(
     "a batch handed to a thread asleep on another core costs the wake-up's latency and both threads' CPU") {
     // The engine benchmark's zero-cost batches with one worker and the pin thread ran 33,000 a second on

@@ -72,7 +72,9 @@ struct HostRates {
     // PageableStaging::stage to the device (H2D), by copy bytes, from a batch written either way.
     ByteRateCurve staging_rate, staging_from_streamed;
     // ... and from it (D2H): writing a pageable buffer that is not in cache is slower than reading one (on
-    // the H100 host, 8 MiB results ran a fifth slower than the H2D rate said).
+    // the H100 host, 8 MiB results ran a fifth slower than the H2D rate said). Two buffers in turn, so a
+    // point is also a working set of twice its size: the model reads it where the train loop's result
+    // buffers make theirs (Model::staging_curve_bytes).
     ByteRateCurve staging_from_device_rate;
     // Threads doing the same memory-bound work at once share the memory bus: how many threads' worth of
     // it there is, by working-set size (in the GB/s slots of ByteRateCurve): bus_threads_measured(cores)

@@ -126,6 +126,7 @@ class Model {
     bool loop_issue_call(HostThread& t);
     bool loop_issue_wait(HostThread& t);
     bool loop_stage(HostThread& t);
+    double staging_curve_bytes(const GpuOp& op) const;
     bool loop_tail(HostThread& t);
     bool loop_record(HostThread& t);
     bool loop_drain(HostThread& t);
