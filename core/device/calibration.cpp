@@ -1,6 +1,7 @@
 #include "core/device/calibration.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <regex>
 
@@ -91,25 +92,47 @@ constexpr size_t kMaxStagingPoints = 16;                     // a probe writes f
 
 namespace {
 
+// A list of figures under `key`: at most `max_points` objects, each with every one of `fields`, each field
+// within its range; the figures in `fields`' order. Errors name the key and the field.
+struct FieldRange {
+    const char* name;
+    CalibrationRange range;
+};
+template <size_t N, class Fail, class Checked>
+std::vector<std::array<double, N>> figure_list(const nlohmann::json& j, const char* key, size_t max_points,
+                                               const std::array<FieldRange, N>& fields, Fail&& fail,
+                                               Checked&& checked) {
+    std::vector<std::array<double, N>> points;
+    if (!j.contains(key)) return points;
+    std::string listed, named;  // "\"a\", \"b\"" and "\"a\" and \"b\""
+    for (size_t f = 0; f < N; ++f) {
+        listed += fmt::format("{}\"{}\"", f == 0 ? "" : ", ", fields[f].name);
+        named += fmt::format("{}\"{}\"", f == 0 ? "" : f + 1 == N ? " and " : ", ", fields[f].name);
+    }
+    const nlohmann::json& list = j[key];
+    if (!list.is_array() || list.size() > max_points)
+        throw fail(fmt::format("{} should be a list of at most {} {{{}}} objects.", key, max_points, listed));
+    for (const nlohmann::json& point : list) {
+        if (!point.is_object() ||
+            !std::ranges::all_of(fields, [&](const FieldRange& f) { return point.contains(f.name); }))
+            throw fail(fmt::format("each of {} should have {}.", key, named));
+        std::array<double, N>& figures = points.emplace_back();
+        for (size_t f = 0; f < N; ++f)
+            figures[f] =
+                checked(fmt::format("{}'s {}", key, fields[f].name), point[fields[f].name], fields[f].range);
+    }
+    return points;
+}
+
 // "h2d_under_host_writes": [{"host_write_GBps": 14.2, "h2d_share": 0.99}, ...], sorted by load here.
 template <class Fail, class Checked>
 std::vector<Calibration::HostWriteShare> host_write_shares(const nlohmann::json& j, Fail&& fail,
                                                            Checked&& checked) {
-    constexpr const char* kKey = "h2d_under_host_writes";
     std::vector<Calibration::HostWriteShare> shares;
-    if (!j.contains(kKey)) return shares;
-    const nlohmann::json& list = j[kKey];
-    if (!list.is_array() || list.size() > kMaxHostWritePoints)
-        throw fail(
-            fmt::format("{} should be a list of at most {} {{\"host_write_GBps\", \"h2d_share\"}} objects.",
-                        kKey, kMaxHostWritePoints));
-    for (const nlohmann::json& point : list) {
-        if (!point.is_object() || !point.contains("host_write_GBps") || !point.contains("h2d_share"))
-            throw fail(fmt::format("each of {} should have \"host_write_GBps\" and \"h2d_share\".", kKey));
-        shares.push_back(
-            {checked(fmt::format("{}'s host_write_GBps", kKey), point["host_write_GBps"], kHostWriteRange),
-             checked(fmt::format("{}'s h2d_share", kKey), point["h2d_share"], kLinkShareRange)});
-    }
+    for (const auto& [gbps, share] : figure_list<2>(
+             j, "h2d_under_host_writes", kMaxHostWritePoints,
+             {{{"host_write_GBps", kHostWriteRange}, {"h2d_share", kLinkShareRange}}}, fail, checked))
+        shares.push_back({gbps, share});
     std::sort(shares.begin(), shares.end(),
               [](const auto& a, const auto& b) { return a.host_write_gbps < b.host_write_gbps; });
     return shares;
@@ -119,24 +142,14 @@ std::vector<Calibration::HostWriteShare> host_write_shares(const nlohmann::json&
 template <class Fail, class Checked>
 std::vector<Calibration::StagingPoint> staging_points(const nlohmann::json& j, Fail&& fail,
                                                       Checked&& checked) {
-    constexpr const char* kKey = "pageable_h2d_staging";
     std::vector<Calibration::StagingPoint> points;
-    if (!j.contains(kKey)) return points;
-    const nlohmann::json& list = j[kKey];
-    if (!list.is_array() || list.size() > kMaxStagingPoints)
-        throw fail(fmt::format(
-            "{} should be a list of at most {} {{\"bytes\", \"driver_us\", \"memcpy_us\"}} objects.", kKey,
-            kMaxStagingPoints));
-    for (const nlohmann::json& point : list) {
-        if (!point.is_object() || !point.contains("bytes") || !point.contains("driver_us") ||
-            !point.contains("memcpy_us"))
-            throw fail(
-                fmt::format("each of {} should have \"bytes\", \"driver_us\" and \"memcpy_us\".", kKey));
-        points.push_back(
-            {checked(fmt::format("{}'s bytes", kKey), point["bytes"], kStagingSizeRange),
-             checked(fmt::format("{}'s driver_us", kKey), point["driver_us"], kStagingTimeRange),
-             checked(fmt::format("{}'s memcpy_us", kKey), point["memcpy_us"], kStagingTimeRange)});
-    }
+    for (const auto& [bytes, driver_us, memcpy_us] :
+         figure_list<3>(j, "pageable_h2d_staging", kMaxStagingPoints,
+                        {{{"bytes", kStagingSizeRange},
+                          {"driver_us", kStagingTimeRange},
+                          {"memcpy_us", kStagingTimeRange}}},
+                        fail, checked))
+        points.push_back({bytes, driver_us, memcpy_us});
     std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
     return points;
 }
