@@ -368,19 +368,28 @@ TEST_CASE("the model slows H2D copies as the calibration says the host's writes 
     CHECK(loaded.samples_per_s / idle.samples_per_s == within(0.5, 0.1));
 }
 
-TEST_CASE("the model holds a pageable copy's caller for the driver's staging, as the simulated GPU does") {
-    // Blocking pageable copies of one small sample a batch, from two workers: with the calibration saying
-    // the driver stages each H2D copy 2 ms slower than this host's memcpy, the train loop makes about
-    // 500 batches a second however fast the rest is.
+namespace {
+// One 1x8x8 sample a batch from two workers into pageable memory, 10 us kernels: the loader and the GPU
+// cost next to nothing, and the train loop's pageable copies set the pace.
+PipelineConfig tiny_pageable_batches() {
     PipelineConfig config;
     config.num_workers = 2;
     config.pin_memory = false;
-    config.non_blocking = false;
     config.batch_size = 1;
     config.sample_shape.dims = {1, 8, 8};
     config.kernel_us = 10;
-    config.d2h_bytes = 0;
     config.seconds = 2;
+    return config;
+}
+}  // namespace
+
+TEST_CASE("the model holds a pageable copy's caller for the driver's staging, as the simulated GPU does") {
+    // Blocking pageable copies of one small sample a batch: with the calibration saying the driver stages
+    // each H2D copy 2 ms slower than this host's memcpy, the train loop makes about 500 batches a second
+    // however fast the rest is.
+    PipelineConfig config = tiny_pageable_batches();
+    config.non_blocking = false;
+    config.d2h_bytes = 0;
     Calibration link = builtin_calibration();
     const HostRates host = measure_host_rates();
     const Metrics plain = predict(config, link, host);
@@ -397,14 +406,8 @@ TEST_CASE("pageable results taken in turn by more slots are staged at the rate o
     // result sets the pace. The staging curve here is 20 GB/s up to 16 MiB and 5 GB/s at 64 MiB. With one
     // stream two result buffers take turns (32 MiB, the curve's 16 MiB point); with four, five do (80 MiB,
     // read at 40 MiB), and each batch takes the difference of the two stagings longer.
-    PipelineConfig config;
-    config.num_workers = 2;
-    config.pin_memory = false;
-    config.batch_size = 1;
-    config.sample_shape.dims = {1, 8, 8};
-    config.kernel_us = 10;
+    PipelineConfig config = tiny_pageable_batches();
     config.d2h_bytes = 16 << 20;
-    config.seconds = 2;
     HostRates host = measure_host_rates();
     host.staging_from_device_rate.gbps.fill(20);
     host.staging_from_device_rate.gbps.back() = 5;
