@@ -467,12 +467,15 @@ TEST_CASE("bench --predictor-check --passes judges each config on the medians of
     const nlohmann::json& summary = j["predictor_check"];
     CHECK(summary["passes"] == 2);
     for (const char* share :
-         {"first_pass_samples_per_s_within_10pct", "first_pass_samples_per_s_within_25pct"}) {
+         {"first_pass_samples_per_s_within_10pct", "first_pass_samples_per_s_within_25pct",
+          "passes_agree_within_10pct", "passes_agree_within_25pct"}) {
         CAPTURE(share);
         REQUIRE(summary.contains(share));
         CHECK(summary[share].get<double>() >= 0);
         CHECK(summary[share].get<double>() <= 1);
     }
+    CHECK(summary["passes_agree_within_10pct"].get<double>() <=
+          summary["passes_agree_within_25pct"].get<double>());
     REQUIRE(j["configs"].size() == 2);
     for (const nlohmann::json& c : j["configs"]) {
         const nlohmann::json& passes = c["passes"];
@@ -484,6 +487,14 @@ TEST_CASE("bench --predictor-check --passes judges each config on the medians of
                   std::max(passes[0][side].get<double>(), passes[1][side].get<double>()));
         }
     }
+    // The two passes agree on a config as its runs within 10% of each other say.
+    int agree = 0;
+    for (const nlohmann::json& c : j["configs"]) {
+        const double first = c["passes"][0]["measured_samples_per_s"].get<double>();
+        const double second = c["passes"][1]["measured_samples_per_s"].get<double>();
+        agree += first > 0 ? std::abs(second / first - 1) <= 0.10 : second == 0;
+    }
+    CHECK(summary["passes_agree_within_10pct"].get<double>() == doctest::Approx(agree / 2.0));
     // Out of range: refused with the option's name.
     const Result zero = run_pinscope("bench --predictor-check 2 --passes 0");
     CHECK(zero.exit_code != 0);

@@ -61,6 +61,14 @@ struct Checked {
     double run_to_run() const {
         return again ? relative_error(again->samples_per_s, measured_passes.front().samples_per_s) : 0;
     }
+    // The second pass's run against the first's, minutes apart: on this project's VM two runs of a config
+    // in two processes ten minutes apart agreed within 10% for 84% of configs where two runs back to back
+    // agreed for 92%, so the floor a run right after gives is not the one a model meets.
+    double pass_to_pass() const {
+        return measured_passes.size() > 1
+                   ? relative_error(measured_passes[1].samples_per_s, measured_passes[0].samples_per_s)
+                   : 0;
+    }
     double stall_error() const { return predicted.stall - measured.stall; }
     double busy_error() const { return predicted.gpu_busy - measured.gpu_busy; }
 };
@@ -153,9 +161,10 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
         c.predicted = median_of_passes(c.predicted_passes);
         c.measured = median_of_passes(c.measured_passes);
     }
-    std::vector<double> errors, first_pass_errors, stalls, busy, run_to_run;
+    std::vector<double> errors, first_pass_errors, stalls, busy, run_to_run, pass_to_pass;
     for (const Checked& c : results) {
         if (c.again) run_to_run.push_back(c.run_to_run());
+        if (passes > 1) pass_to_pass.push_back(c.pass_to_pass());
         errors.push_back(c.error());
         first_pass_errors.push_back(c.first_pass_error());
         stalls.push_back(c.stall_error());
@@ -178,6 +187,8 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
     if (passes > 1) {
         summary["first_pass_samples_per_s_within_10pct"] = share_within(first_pass_errors, 0.10);
         summary["first_pass_samples_per_s_within_25pct"] = share_within(first_pass_errors, 0.25);
+        summary["passes_agree_within_10pct"] = share_within(pass_to_pass, 0.10);
+        summary["passes_agree_within_25pct"] = share_within(pass_to_pass, 0.25);
     }
     if (repeat) {
         summary["runs_agree_within_10pct"] = share_within(run_to_run, 0.10);
@@ -223,6 +234,11 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
             "(the medians of {} passes; the first pass alone: samples/s within 10%: {}, within 25%: {})\n",
             passes, share("first_pass_samples_per_s_within_10pct"),
             share("first_pass_samples_per_s_within_25pct"));
+    if (passes > 1)
+        fmt::print(
+            "one config's runs in the first two passes, a whole pass apart, agree within 10%: {} of configs, "
+            "within 25%: {}\n",
+            share("passes_agree_within_10pct"), share("passes_agree_within_25pct"));
     if (repeat)
         fmt::print(
             "two runs of one config agree within 10%: {} of configs, within 25%: {} (|second / first - 1| "
