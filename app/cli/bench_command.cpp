@@ -95,15 +95,19 @@ Command add_bench_command(CLI::App& app) {
         ->option_text("N")
         ->check(CLI::Range(1, 100000));
     auto seed = std::make_shared<uint64_t>(24);
-    cmd->add_option("--seed", *seed, "With --predictor-check: which random configs (24: the held-out set)")
+    cmd->add_option("--seed", *seed,
+                    "With --predictor-check: which random configs (24, the first held-out set, has since "
+                    "been tuned on: judge the model on a seed nobody has run)")
         ->capture_default_str();
     auto repeat = std::make_shared<bool>(false);
     cmd->add_flag("--repeat", *repeat,
                   "With --predictor-check: run each config twice and print how far the two runs differ");
     auto passes = std::make_shared<int>(1);
-    cmd->add_option("--passes", *passes,
-                    "With --predictor-check: run the whole set this many times over and judge each config on "
-                    "the medians of its passes (a spell of a busy host then moves one pass, not the verdict)")
+    cmd->add_option(
+           "--passes", *passes,
+           "With --predictor-check: run the whole set this many times over and judge each config on "
+           "the medians of its passes (a spell of a busy host then moves one pass, not the verdict), "
+           "and print how far a config's runs a pass apart agree")
         ->check(CLI::Range(1, 9))
         ->capture_default_str();
     auto deadlines = std::make_shared<bool>(false);
