@@ -62,8 +62,8 @@ struct Checked {
         return again ? relative_error(again->samples_per_s, measured_passes.front().samples_per_s) : 0;
     }
     // The second pass's run against the first's, minutes apart: on this project's VM two runs of a config
-    // in two processes ten minutes apart agreed within 10% for 84% of configs where two runs back to back
-    // agreed for 92%, so the floor a run right after gives is not the one a model meets.
+    // a pass apart agreed within 10% for 83% of configs (84% in two processes ten minutes apart) where two
+    // runs back to back agreed for 92%, so the floor a run right after gives is not the one a model meets.
     double pass_to_pass() const {
         return measured_passes.size() > 1
                    ? relative_error(measured_passes[1].samples_per_s, measured_passes[0].samples_per_s)
