@@ -409,6 +409,7 @@ TEST_CASE("pageable results taken in turn by more slots are staged at the rate o
     PipelineConfig config = tiny_pageable_batches();
     config.d2h_bytes = 16 << 20;
     HostRates host = measure_host_rates();
+    host.staging_cooling = {};  // the curves alone
     host.staging_from_device_rate.gbps.fill(20);
     host.staging_from_device_rate.gbps.back() = 5;
     const auto samples_per_s = [&](int streams) {
@@ -426,6 +427,55 @@ TEST_CASE("pageable results taken in turn by more slots are staged at the rate o
     CHECK(five_in_turn == within(1 / (1 / two_in_turn + staged_longer_s), 0.1));
     host.staging_from_device_rate.gbps.back() = 20;  // a cache that holds them all: the slots cost nothing
     CHECK(samples_per_s(4) / two_in_turn == within(1.0, 0.1));
+}
+
+TEST_CASE("staging cools between batches along the measured ramp: none back to back, all from 16 ms on") {
+    StagingCooling cooling;
+    CHECK(cooling.cooled_after(100) == 0);  // not measured: as warm as the curves
+    cooling.cold_gbps = 8;
+    cooling.cooled = {0.1, 0.4, 0.8};
+    CHECK(cooling.cooled_after(0) == 0);
+    CHECK(cooling.cooled_after(0.5) == doctest::Approx(0.05));
+    CHECK(cooling.cooled_after(1.5) == doctest::Approx(0.25));
+    CHECK(cooling.cooled_after(4) == doctest::Approx(0.8));
+    CHECK(cooling.cooled_after(10) == doctest::Approx(0.9));
+    CHECK(cooling.cooled_after(16) == doctest::Approx(1));
+    CHECK(cooling.cooled_after(1000) == 1);
+}
+
+TEST_CASE("a pageable copy staged once every long kernel is staged cold, back to back warm") {
+    // One 1 MiB sample a batch, blocking pageable copies on one stream: the train loop stages each batch
+    // after the last one's kernel. Staging curves of 20 GB/s, 5 GB/s once cold. With 8 ms kernels the
+    // bounce buffer has sat about 8 ms (0.87 cooled on the ramp below) and the batch, built four batches
+    // ahead, longer (all cooled): each batch takes 0.8 to 1 of the difference between a cold and a warm 1
+    // MiB staging longer. With 10 us kernels (a batch every 0.1 ms) a twentieth of that or less.
+    PipelineConfig config = tiny_pageable_batches();
+    config.non_blocking = false;
+    config.d2h_bytes = 0;
+    config.sample_shape.dims = {1, 512, 512};
+    config.streams = 1;  // each copy waits for the last kernel
+    HostRates host = measure_host_rates();
+    for (ByteRateCurve* curve : {&host.staging_rate, &host.staging_from_streamed}) curve->gbps.fill(20);
+    host.staging_cooling.cold_gbps = 5;
+    host.staging_cooling.cooled = {0.1, 0.7, 0.8};
+    const auto seconds_a_batch = [&](double kernel_us, bool cooling) {
+        PipelineConfig c = config;
+        c.kernel_us = kernel_us;
+        HostRates h = host;
+        if (!cooling) h.staging_cooling = {};
+        return 1 / predict(c, calibration_for(c), h).samples_per_s;
+    };
+    const double bytes = 1 << 20;
+    const double cold_extra_s = bytes / 5e9 - bytes / 20e9;
+    const double long_cold = seconds_a_batch(8000, true), long_warm = seconds_a_batch(8000, false);
+    CAPTURE(long_cold);
+    CAPTURE(long_warm);
+    CHECK((long_cold - long_warm) / cold_extra_s >= 0.8);
+    CHECK((long_cold - long_warm) / cold_extra_s <= 1.02);
+    const double short_cold = seconds_a_batch(10, true), short_warm = seconds_a_batch(10, false);
+    CAPTURE(short_cold);
+    CAPTURE(short_warm);
+    CHECK(short_cold - short_warm <= 0.1 * (long_cold - long_warm));
 }
 
 TEST_CASE(

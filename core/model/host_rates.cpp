@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -221,6 +222,41 @@ double staging_gbps(double bytes, bool streamed) {
     };
     auto written_by_a_worker = [&] { hosts.next(); };
     return bytes / median_ns(bytes, stage, written_by_a_worker, std::max(48e6, 12 * bytes));
+}
+
+// A staging of 1 MiB after its thread left staging alone for `gap_ms`, from a batch another thread wrote
+// just before the gap (as a worker's waits in the queue): the median of nine, in ns.
+double staging_after_gap_ns(WrittenByAWorker& hosts, double gap_ms) {
+    std::vector<double> times;
+    for (int r = 0; r < 9; ++r) {
+        hosts.next();
+        if (gap_ms > 0)
+            std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(gap_ms * 1e3)));
+        const TimeNs start = now_ns();
+        PageableStaging::stage(hosts.current().data(), hosts.current().size(), StagingDirection::to_device);
+        times.push_back(static_cast<double>(now_ns() - start));
+    }
+    return median(std::move(times));
+}
+
+// StagingCooling, about 0.25 s: back to back, at its gaps, and cold. Cooling under a tenth of the warm
+// time is none.
+StagingCooling staging_cooling() {
+    constexpr double kBytes = 1 << 20;
+    WrittenByAWorker hosts(2, static_cast<size_t>(kBytes), false);
+    const double warm = staging_after_gap_ns(hosts, 0);
+    std::array<double, StagingCooling::kGapsMs.size()> at_gap{};
+    for (size_t g = 0; g < at_gap.size(); ++g)
+        at_gap[g] = staging_after_gap_ns(hosts, StagingCooling::kGapsMs[g]);
+    const double cold = staging_after_gap_ns(hosts, StagingCooling::kColdGapMs);
+    StagingCooling cooling;
+    if (cold < 1.1 * warm) return cooling;
+    cooling.cold_gbps = kBytes / cold;
+    double so_far = 0;
+    for (size_t g = 0; g < at_gap.size(); ++g)
+        cooling.cooled[g] = so_far =
+            std::max(so_far, std::clamp((at_gap[g] - warm) / (cold - warm), 0.0, 1.0));
+    return cooling;
 }
 
 // Staging a D2H copy writes the pageable result buffer, chunk by chunk, from the bounce buffer: two
@@ -497,6 +533,28 @@ double SleepOvershoot::at(int sleepers, double sleep_us) const {
     return along(row) + fr * (along(row + 1) - along(row));
 }
 
+double StagingCooling::cooled_after(double idle_ms) const {
+    if (cold_gbps <= 0 || idle_ms <= 0) return 0;
+    double from_ms = 0, from = 0;
+    for (size_t g = 0; g <= kGapsMs.size(); ++g) {
+        const double to_ms = g < kGapsMs.size() ? kGapsMs[g] : kColdGapMs;
+        const double to = g < kGapsMs.size() ? cooled[g] : 1;
+        if (idle_ms <= to_ms) return from + (to - from) * (idle_ms - from_ms) / (to_ms - from_ms);
+        from_ms = to_ms, from = to;
+    }
+    return 1;
+}
+
+double HostRates::staging_cooled_ns(double bytes, double warm_ns, double source_idle_ns,
+                                    double bounce_idle_ns) const {
+    if (bytes <= 0) return 0;
+    const double cooled = 0.5 * (staging_cooling.cooled_after(source_idle_ns / 1e6) +
+                                 staging_cooling.cooled_after(bounce_idle_ns / 1e6));
+    if (cooled <= 0) return 0;
+    const double cooled_bytes = std::min(bytes, kCooledBytes);
+    return cooled * std::max(0.0, cooled_bytes / staging_cooling.cold_gbps - warm_ns * cooled_bytes / bytes);
+}
+
 double ByteRateCurve::at(double bytes) const {
     static const std::array<double, kPoints> sizes = [] {
         std::array<double, kPoints> at{};
@@ -567,6 +625,7 @@ HostRates measure_host_rates() {
             rates.sleep_overshoot.us[i][j] =
                 sleep_overshoot_us(SleepOvershoot::kSleepers[i], SleepOvershoot::kSleepUs[j]);
     rates.first_touch_gbps = first_touch_gbps();
+    rates.staging_cooling = staging_cooling();
     rates.cores_available = cores_available(rates.cores);
     return rates;
 }
@@ -590,6 +649,9 @@ HostRates median_of(std::span<const HostRates> measurements) {
           &HostRates::handoff_us, &HostRates::wake_us, &HostRates::woken_us, &HostRates::wake_latency_us,
           &HostRates::gpu_wake_us, &HostRates::first_touch_gbps})
         scalar(member);
+    each([&](auto& r) -> auto& { return r.staging_cooling.cold_gbps; });
+    for (size_t g = 0; g < StagingCooling::kGapsMs.size(); ++g)
+        each([&](auto& r) -> auto& { return r.staging_cooling.cooled[g]; });
     for (size_t i = 0; i < SleepOvershoot::kSleepers.size(); ++i)
         for (size_t j = 0; j < SleepOvershoot::kSleepUs.size(); ++j)
             each([&](auto& r) -> auto& { return r.sleep_overshoot.us[i][j]; });
@@ -600,14 +662,22 @@ std::string describe(const HostRates& host) {
     const std::string busy = host.usable_cores() < 0.95 * host.cores
                                  ? fmt::format(" ({:.1f} available)", host.usable_cores())
                                  : "";
+    const StagingCooling& c = host.staging_cooling;
+    const std::string cooling =
+        c.cold_gbps > 0
+            ? fmt::format(
+                  "staging {} at 1 MiB once its caches cool ({:.0f}/{:.0f}/{:.0f}% of the "
+                  "way there 1/2/4 ms after the last)",
+                  format_gbps(c.cold_gbps), 100 * c.cooled[0], 100 * c.cooled[1], 100 * c.cooled[2])
+            : "staging as fast after a pause as back to back";
     return fmt::format(
         "{} cores{}, convert {}, memcpy {}, memory bus {:.1f} converting threads' worth at 16 MiB, first "
         "touch {}, a 200 us sleep ends {:.0f} us late ({:.0f} with 16 at once), hand-off {:.0f} us (waking "
-        "another core's thread {:.0f} us, {:.0f} + {:.0f} us of CPU), GPU wake-up {:.0f} us",
+        "another core's thread {:.0f} us, {:.0f} + {:.0f} us of CPU), GPU wake-up {:.0f} us, {}",
         host.cores, busy, format_gbps(host.convert_plain.at(1 << 20)),
         format_gbps(host.memcpy_rate.at(1 << 20)), host.convert_bus_threads.at(16 << 20),
         format_gbps(host.first_touch_gbps), host.sleep_overshoot.at(1, 200), host.sleep_overshoot.at(16, 200),
-        host.handoff_us, host.wake_latency_us, host.wake_us, host.woken_us, host.gpu_wake_us);
+        host.handoff_us, host.wake_latency_us, host.wake_us, host.woken_us, host.gpu_wake_us, cooling);
 }
 
 namespace {

@@ -35,6 +35,23 @@ struct SleepOvershoot {
     double at(int sleepers, double sleep_us) const;
 };
 
+// Staging back to back finds its bounce buffer and the batch in the caches; a train loop stages once a
+// batch, and between two stagings the caches cool (other work, and on a virtual machine other guests,
+// take them over). On this project's VM a 1 MiB staging took 45-55 us back to back or up to 1 ms after the
+// last, 70-115 us 1.5 to 2 ms after, and 115-120 us (9 GB/s) from 6 ms on, both cores busy or idle alike;
+// the pipeline's train loop staged 1.5 MiB batches at 7 GB/s between 7.6 ms kernels where the curve said
+// 26, at 12 between 1 ms kernels, at 19 between 0.1 ms ones. Measured at 1 MiB: the rate once cold (16 ms
+// since the last staging), and what share of the way from warm to cold a staging 1, 2 and 4 ms after the
+// last has gone, linear between them (none at 0, all at 16 ms): the ramp's shape moved from one
+// measurement to the next (cold from 1.5 ms on in one of four), and no one curve fitted them all.
+struct StagingCooling {
+    static constexpr std::array<double, 3> kGapsMs{1, 2, 4};
+    static constexpr double kColdGapMs = 16;
+    double cold_gbps = 0;            // 0: not measured, or no cooling seen: staging is as warm as its curve
+    std::array<double, 3> cooled{};  // at kGapsMs, from 0 (warm) to 1 (cold), non-decreasing
+    double cooled_after(double idle_ms) const;
+};
+
 // A new figure here goes into median_of() too (a new curve: into kHostRateCurves, below).
 struct HostRates {
     int cores = 1;
@@ -76,6 +93,17 @@ struct HostRates {
     // point is also a working set of twice its size: the model reads it where the train loop's result
     // buffers make theirs (Model::staging_curve_bytes).
     ByteRateCurve staging_from_device_rate;
+    // The curves above stage back to back; a train loop stages once a batch (StagingCooling).
+    StagingCooling staging_cooling;
+    // What a staging of `bytes` (`warm_ns` on its curve) takes beyond that when what it reads was written
+    // `source_idle_ns` ago and its thread last staged `bounce_idle_ns` ago: how far each has cooled (half
+    // of the copy's time each), times how much slower a cold staging runs. Up to kCooledBytes of it, twice
+    // the bounce buffer: of a larger copy the curves' two buffers in turn already read much from memory.
+    // (Predicting seeds 1414 and 1515's runs again, 2, 4 or 8 MiB moved no more than three configs of 200
+    // into or out of 10%, the same as predicting on another measurement of the rates.)
+    static constexpr double kCooledBytes = 4 << 20;
+    double staging_cooled_ns(double bytes, double warm_ns, double source_idle_ns,
+                             double bounce_idle_ns) const;
     // Threads doing the same memory-bound work at once share the memory bus: how many threads' worth of
     // it there is, by working-set size (in the GB/s slots of ByteRateCurve): bus_threads_measured(cores)
     // threads run at once, and this is their count times what each gets of what one gets alone. 2 on two

@@ -155,6 +155,7 @@ void Model::deliver(const Delivery& d) {
         pin_queue_.push_back(d.batch);
     } else {
         batch(d.batch).arrived = true;
+        batch(d.batch).written = now_;
         arrival_order_.push_back(d.batch);
     }
 }

@@ -4,6 +4,7 @@
 // the pin thread), pipeline_model_loop.cpp (the train loop). The host's threads, cores and memory bus:
 // host_threads.h. Not for use outside core/model.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -68,6 +69,7 @@ class Model {
         int gpu_ops_left = 0;
         int kernels_left = 0;
         double gpu_done = -1;
+        double written = -1e18;  // when it reached the train loop, just written: how cold staging finds it
     };
     // A GPU op the train loop issues for its current batch.
     struct Issue {
@@ -204,6 +206,13 @@ class Model {
     size_t plan_at_ = 0;
     OpRef pending_op_;
     double staging_started_ = 0;  // when the train loop began staging the pending pageable copy
+    // When the train loop last finished staging a copy each way (H2D, D2H): how long its bounce buffer's
+    // bytes have sat since a copy of this size last used them (HostRates::staging_cooled_ns). Per way, not
+    // per copy: a batch's 4 KiB result staged right before the next batch's 4.8 MiB left the most of the
+    // buffer as cold as the last batch left it (on this project's VM 9.5 GB/s between 1.8 ms kernels).
+    // None yet: long ago.
+    std::array<double, 2> last_staged_{-1e18, -1e18};
+    double& last_staged(OpKind kind) { return last_staged_[kind == OpKind::d2h ? 1 : 0]; }
     int records_left_ = 0;
     bool host_step_done_ = false;  // this batch's step_host_us is spent
     double blocked_since_ = 0;

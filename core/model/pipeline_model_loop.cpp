@@ -85,6 +85,7 @@ bool Model::loop_get() {
             t.step = 4;
         } else {
             if (pin_inline_) collate_pool_.release();
+            batch(current_).written = now_;
             close_span();
             t.phase = HostThread::Phase::idle;
             t.step = 0;
@@ -266,7 +267,12 @@ bool Model::loop_issue_wait(HostThread& t) {
                                     : batches_streamed_    ? host_.staging_from_streamed
                                                            : host_.staging_rate;
         const auto work = op.kind == OpKind::d2h ? engine_rules::Work::d2h : engine_rules::Work::h2d;
-        t.work(op.bytes / rate.at(staging_curve_bytes(op)) +
+        const double warm_ns = op.bytes / rate.at(staging_curve_bytes(op));
+        // An H2D copy reads the batch (as old as its arrival); either way the bounce buffer is as old as
+        // this way's last staging. A D2H copy reads what the engine just wrote to the bounce buffer.
+        const double bounce_idle = now_ - last_staged(op.kind);
+        const double source_idle = op.kind == OpKind::h2d ? now_ - batch(current_).written : bounce_idle;
+        t.work(warm_ns + host_.staging_cooled_ns(op.bytes, warm_ns, source_idle, bounce_idle) +
                    engine_rules::pageable_extra_us(gpu_.calibration(), work, op.bytes) * 1e3,
                bus_use(host_.memcpy_bus_threads, op.bytes));
         staging_started_ = now_;
@@ -294,6 +300,7 @@ double Model::staging_curve_bytes(const GpuOp& op) const {
 bool Model::loop_stage(HostThread& t) {
     if (t.busy(now_)) return false;
     GpuOp& op = gpu_.op(pending_op_);
+    if (last_staged(op.kind) < staging_started_) last_staged(op.kind) = now_;  // the staging's copy is over
     const auto work = op.kind == OpKind::h2d ? engine_rules::Work::h2d : engine_rules::Work::d2h;
     const double floor_ns = engine_rules::pageable_floor_seconds(gpu_.calibration(), work, op.bytes) * 1e9;
     const double held_until = staging_started_ + floor_ns;
