@@ -178,6 +178,25 @@ TEST_CASE("a lesson shown at 50x slow motion stays at 50x from one of its runs t
     }
 }
 
+TEST_CASE("a lesson whose promise misses on the first runs counts its second and third runs in progress") {
+    const Lesson* lesson = find_lesson("workers-hide-decode");
+    REQUIRE(lesson);
+    LessonPlayer player;
+    player.open(*lesson, on_sim(PipelineConfig{}));
+    // Every run the same: "8 workers stall at least 0.3 less than 0" cannot hold, first time or third.
+    const Measure alike = [](const PipelineConfig&) {
+        return nlohmann::json{{"samples_per_s", 1000.0}, {"stall", 0.5}};
+    };
+    player.reveal(0, alike);
+    while (player.measuring()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(player.outcome());
+    CHECK_FALSE(player.outcome()->kept());
+    CHECK(player.outcome()->measurements == kMeasurementsOnAMiss);
+    const auto [done, total] = player.progress();
+    CHECK(done == total);
+    CHECK(total >= kMeasurementsOnAMiss * static_cast<int>(lesson->runs.size()));
+}
+
 TEST_CASE("a paused pipeline says PAUSED in the status bar and on the tiles of rates and shares") {
     PipelineConfig config = on_sim(PipelineConfig{});
     config.sample_shape.dims = {3, 16, 16};

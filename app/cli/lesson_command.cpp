@@ -62,7 +62,7 @@ int run_lesson_command(const LessonOptions& options) {
     if (!options.json) print_question(*lesson);
 
     size_t done = 0;
-    const size_t total = lesson->runs.size();
+    size_t total = lesson->runs.size();
     const Measure measure_run = [&](const PipelineConfig& config) {
         PipelineConfig bounded = config;
         bounded.seconds = options.seconds;
@@ -72,8 +72,14 @@ int run_lesson_command(const LessonOptions& options) {
                    options.seconds);
         return metrics_json(pinscope::measure(bounded));
     };
-    const LessonOutcome outcome = run_lesson(*lesson, machine, measure_run);
+    const LessonOutcome outcome = run_lesson(*lesson, machine, measure_run,
+                                             [&](int more) { total = done + static_cast<size_t>(more); });
     fmt::print(stderr, "\r\033[K");
+    const std::string medians =
+        outcome.measurements > 1
+            ? fmt::format(" (medians of {} runs each: the promise missed on the first runs)",
+                          outcome.measurements)
+            : "";
 
     if (options.json) {
         nlohmann::json out;
@@ -84,14 +90,17 @@ int run_lesson_command(const LessonOptions& options) {
         out["runs"] = nlohmann::json::object();
         for (const LessonRun& run : lesson->runs)
             out["runs"][run.id] = {{"label", run.label}, {"metrics", outcome.metrics.at(run.id)}};
-        out["promise"] = {{"text", lesson->promise.value("text", "")}, {"kept", outcome.kept()}};
+        out["promise"] = {{"text", lesson->promise.value("text", "")},
+                          {"kept", outcome.kept()},
+                          {"measurements", outcome.measurements}};
         for (const CheckResult& c : outcome.checks) out["promise"]["checks"].push_back(c.line);
         fmt::print("{}\n", out.dump(2));
         return 0;
     }
     fmt::print("answer: {}) {}\n{}\n\n", static_cast<char>('a' + lesson->question.answer),
                lesson->question.choices[lesson->question.answer], outcome.answer);
-    fmt::print("promise: {} ({})\n", lesson->promise.value("text", ""), outcome.kept() ? "kept" : "NOT kept");
+    fmt::print("promise: {} ({}){}\n", lesson->promise.value("text", ""),
+               outcome.kept() ? "kept" : "NOT kept", medians);
     for (const CheckResult& c : outcome.checks) fmt::print("  {}\n", c.line);
     return 0;
 }

@@ -159,7 +159,19 @@ void LessonPanel::answer(Theme theme) {
     lines((outcome->kept() ? "Kept: " : "NOT kept: ") + lesson.promise.value("text", ""),
           outcome->kept() ? &good : &bad);
     essentials_bottom_ = ImGui::GetCursorPosY();
-    if (ImGui::TreeNode("checks", "the measured checks")) {
+    // Beside the checks, not among the essentials a projector must fit: a promise missed on the first
+    // runs is judged on each run's median of three (run_lesson).
+    const bool medians = outcome->measurements > 1;
+    const std::string checks_label =
+        medians ? fmt::format("the measured checks (medians of {})", outcome->measurements)
+                : std::string("the measured checks");
+    if (ImGui::TreeNode("checks", "%s", checks_label.c_str())) {
+        if (medians)
+            ImGui::TextWrapped("%s",
+                               fmt::format("The first runs missed the promise, so each run was measured {} "
+                                           "times: the numbers above are the medians.",
+                                           outcome->measurements)
+                                   .c_str());
         for (const CheckResult& c : outcome->checks) ImGui::BulletText("%s", c.line.c_str());
         ImGui::TreePop();
     }

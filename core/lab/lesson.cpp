@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -309,16 +310,63 @@ std::string fill_answer(const std::string& text, const std::map<std::string, jso
     return out;
 }
 
-LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, const Measure& measure) {
+namespace {
+
+// Each number of `measurements` (metrics_json objects of one config) replaced by its median, in objects and
+// arrays alike; anything else (a name) as the first one has it.
+json median_metrics(const std::vector<json>& measurements) {
+    const json& first = measurements.front();
+    if (first.is_number()) {
+        std::vector<double> values;
+        for (const json& m : measurements)
+            if (m.is_number()) values.push_back(m.get<double>());
+        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+        return values[values.size() / 2];
+    }
+    json out = first;
+    if (first.is_object()) {
+        for (auto& [key, value] : out.items()) {
+            std::vector<json> each;
+            for (const json& m : measurements)
+                if (m.is_object() && m.contains(key)) each.push_back(m[key]);
+            value = median_metrics(each);
+        }
+    } else if (first.is_array()) {
+        for (size_t i = 0; i < out.size(); ++i) {
+            std::vector<json> each;
+            for (const json& m : measurements)
+                if (m.is_array() && m.size() == first.size()) each.push_back(m[i]);
+            out[i] = median_metrics(each);
+        }
+    }
+    return out;
+}
+
+// Every distinct config measured: the runs, then whatever else the checks name; then, if asked, each of
+// them measured `times` in all and taken at its medians.
+class LessonMeasurements {
+  public:
+    explicit LessonMeasurements(const Measure& measure) : measure_(measure) {}
+    json operator()(const PipelineConfig& config) {
+        for (const auto& [c, m] : measured_)
+            if (c == config) return median_metrics(m);
+        measured_.push_back({config, {measure_(config)}});
+        return measured_.back().second.front();
+    }
+    size_t configs() const { return measured_.size(); }
+    void measure_each_until(size_t times) {
+        for (auto& [config, metrics] : measured_)
+            while (metrics.size() < times) metrics.push_back(measure_(config));
+    }
+
+  private:
+    const Measure& measure_;
+    std::vector<std::pair<PipelineConfig, std::vector<json>>> measured_;
+};
+
+LessonOutcome outcome_of(const Lesson& lesson, const PipelineConfig& machine, LessonMeasurements& measured) {
     LessonOutcome outcome;
-    std::vector<std::pair<PipelineConfig, json>> measured;
-    // Every config measured once: the runs, then whatever else the checks name.
-    const Measure once = [&](const PipelineConfig& config) -> json {
-        for (const auto& [c, m] : measured)
-            if (c == config) return m;
-        measured.emplace_back(config, measure(config));
-        return measured.back().second;
-    };
+    const Measure once = [&](const PipelineConfig& config) { return measured(config); };
     for (size_t i = 0; i < lesson.runs.size(); ++i)
         outcome.metrics[lesson.runs[i].id] = once(lesson.run_config(i, machine));
     // What a promise about cores depends on, for the answer to state.
@@ -327,6 +375,23 @@ LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, co
     PipelineConfig base = config_from_json(lesson.config, PipelineConfig{});
     keep_machine_knobs(base, machine);
     outcome.checks = check_promise(lesson.promise, base, once);
+    return outcome;
+}
+
+}  // namespace
+
+LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, const Measure& measure,
+                         const std::function<void(int)>& measuring_again) {
+    LessonMeasurements measured(measure);
+    LessonOutcome outcome = outcome_of(lesson, machine, measured);
+    if (outcome.kept()) return outcome;
+    // One run of a few seconds is one sample of a machine whose speed moves: on this project's 2-core VM
+    // lesson 11's run with 2 workers measured 733 to 977 samples/s in six tries a minute apart, and its
+    // promise missed once in five. A promise that misses is judged again on each run's median of three.
+    if (measuring_again) measuring_again(static_cast<int>(2 * measured.configs()));
+    measured.measure_each_until(kMeasurementsOnAMiss);
+    outcome = outcome_of(lesson, machine, measured);
+    outcome.measurements = kMeasurementsOnAMiss;
     return outcome;
 }
 

@@ -82,12 +82,20 @@ struct LessonOutcome {
     std::map<std::string, nlohmann::json> metrics;  // by run id, and "host": {"cores"}
     std::string answer;
     std::vector<CheckResult> checks;
-    bool kept() const;  // every check held
+    int measurements = 1;  // of each run: its metrics are the medians of this many
+    bool kept() const;     // every check held
 };
 
+// How many times each run is measured in all when the promise misses on the first measurements.
+inline constexpr int kMeasurementsOnAMiss = 3;
+
 // Runs each of the lesson's runs once through `measure` (configs as run_config(i, machine) builds them),
-// then fills in the answer and checks the promise on the same measurements.
-LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, const Measure& measure);
+// then fills in the answer and checks the promise on the same measurements. If the promise misses, every
+// config measured is measured until it has kMeasurementsOnAMiss measurements, and the answer and the
+// checks are made again from each number's median (`measuring_again`, when given, first hears how many
+// more runs that takes).
+LessonOutcome run_lesson(const Lesson& lesson, const PipelineConfig& machine, const Measure& measure,
+                         const std::function<void(int)>& measuring_again = {});
 
 // The answer text with every {run.metric} and {a/b.metric} replaced from `metrics`; a metric is written
 // as a person reads it (12.3k samples/s, 54.1 GB/s, 37%, 1.8x). Throws std::invalid_argument for a

@@ -75,7 +75,8 @@ void LessonPlayer::reveal(double seconds, Measure fake) {
             return metrics;
         };
         try {
-            LessonOutcome outcome = run_lesson(*lesson, machine, measured);
+            LessonOutcome outcome =
+                run_lesson(*lesson, machine, measured, [this](int more) { total_ += more; });
             std::lock_guard lock(mutex_);
             outcome_ = std::move(outcome);
         } catch (const std::exception& e) {

@@ -44,7 +44,7 @@ class LessonPlayer {
     void reveal(double seconds = 2, Measure measure = {});
     bool measuring() const { return measuring_; }
     // How far the measuring is: runs done and runs in all.
-    std::pair<int, int> progress() const { return {done_.load(), total_}; }
+    std::pair<int, int> progress() const { return {done_.load(), total_.load()}; }
     // Once measured: the answer and its checks; nullopt before, and the error if it failed.
     std::optional<LessonOutcome> outcome() const;
     std::string error() const;
@@ -67,7 +67,7 @@ class LessonPlayer {
     std::thread worker_;
     std::atomic<bool> measuring_{false};
     std::atomic<int> done_{0};
-    int total_ = 0;
+    std::atomic<int> total_{0};  // the runs, and more if a promise missed and each is measured again
     mutable std::mutex mutex_;
     std::optional<LessonOutcome> outcome_;
     std::string error_;
