@@ -14,6 +14,7 @@
 #include "core/config/file_slug.h"
 #include "core/config/knobs.h"
 #include "core/config/validate.h"
+#include "core/device/median.h"
 #include "core/files/input_file.h"
 #include "core/files/json_text.h"
 #include "core/lab/embedded_lessons.h"
@@ -320,8 +321,7 @@ json median_metrics(const std::vector<json>& measurements) {
         std::vector<double> values;
         for (const json& m : measurements)
             if (m.is_number()) values.push_back(m.get<double>());
-        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-        return values[values.size() / 2];
+        return median(std::move(values));
     }
     json out = first;
     if (first.is_object()) {
