@@ -82,7 +82,8 @@ struct HostRates {
         convert_bfloat16_reused;
     double per_sample_ns = 0;  // a fetch call's own cost, beyond its bytes
     // The pin thread's copy, by batch bytes, of a batch a worker wrote with plain stores (samples under
-    // 256 KiB: what fits may still be in the cache the cores share) ...
+    // 256 KiB: what fits may still be in the cache the cores share), timed as a busy pin thread copies:
+    // back to back while another thread writes the next source, neither sleeping in between ...
     ByteRateCurve memcpy_rate;
     // ... and of one written with streaming stores (larger samples in float32 or half precision: memory).
     ByteRateCurve memcpy_from_streamed;
