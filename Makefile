@@ -82,8 +82,10 @@ test-tsan: deps
 	@echo "== $@ starts at $$(date +%T)"
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPINSCOPE_CUDA=OFF -DPINSCOPE_GUI=OFF \
 	    -DPINSCOPE_SANITIZE=thread $(UNITY) $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector test_trace
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L "pipeline|device|trace"
+	cmake --build build-tsan -j $(JOBS) --target test_sim_device test_data_loader test_session test_collector test_trace \
+	    test_host_threads
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure -j $(JOBS) \
+	    -L "pipeline|device|trace|model"
 
 # Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, JOBS at a time
 # (scripts/run-fuzzers.sh), so a run does not grow them; any crash, sanitizer report, leak, timeout or

@@ -27,6 +27,7 @@
 #include "core/device/median.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/device/sim/sim_device.h"
+#include "core/model/written_ahead.h"
 #include "core/pipeline/blocking_queue.h"
 #include "core/pipeline/dataset.h"
 #include "core/pipeline/session_parts.h"
@@ -178,65 +179,20 @@ class WrittenByAWorker {
     size_t turn_ = 0;
 };
 
-// Sources one long-lived thread writes ahead of their reader, as workers keep a busy pin thread fed: the
-// writer fills the next buffer while the reader copies the last, and each is handed over by a flag both
-// threads poll, so neither sleeps between buffers (a copier that sleeps while another thread writes its
-// source, and wakes to copy, ran 7.3 to 11 GB/s at 3 to 4 MiB on the GPU machine's host where one that
-// polled ran 9.4 to 12.6 and the pipeline's busy pin thread 12.0 to 12.6; on this project's VM the two
-// ways agreed).
-class WrittenAhead {
-  public:
-    WrittenAhead(size_t bytes, bool streamed) : buffers_(kBuffers, std::vector<std::byte>(bytes)) {
-        writer_ = std::thread([this, streamed] {
-            for (size_t i = 0;; ++i) {
-                while (i >= released_.load(std::memory_order_acquire) + kBuffers)
-                    if (!poll()) return;
-                std::vector<std::byte>& buffer = buffers_[i % kBuffers];
-                if (streamed)
-                    write_around_the_cache(buffer.data(), buffer.size());
-                else
-                    std::memset(buffer.data(), 2, buffer.size());
-                written_.store(i + 1, std::memory_order_release);
-            }
-        });
-        next();
-    }
-    ~WrittenAhead() {
-        stop_.store(true);
-        writer_.join();
-    }
-    // Hands the current buffer back to the writer and waits for the next one it has written.
-    void next() {
-        released_.store(taken_, std::memory_order_release);
-        while (written_.load(std::memory_order_acquire) <= taken_) poll();
-        current_ = &buffers_[taken_++ % kBuffers];
-    }
-    const std::vector<std::byte>& current() const { return *current_; }
-
-  private:
-    static constexpr size_t kBuffers = 3;  // one read, one written, one spare
-    // A yield, not a sleep: the core stays awake, and on two cores the other thread still gets one.
-    bool poll() {
-        std::this_thread::yield();
-        return !stop_.load(std::memory_order_relaxed);
-    }
-    std::vector<std::vector<std::byte>> buffers_;
-    std::atomic<size_t> written_{0}, released_{0};
-    std::atomic<bool> stop_{false};
-    size_t taken_ = 0;
-    const std::vector<std::byte>* current_ = nullptr;
-    std::thread writer_;
-};
-
 // The pin thread copies a batch a worker has just written on another core into the next buffer of the
 // pinned pool: the source comes from memory, not this core's cache. Timed the same way, sources written
-// ahead and four destinations in turn: one buffer copied to one other again and again stays in the cache
-// up to a few MiB, and on this project's VM a 4.6 MiB batch went 16 to 21 GB/s that way against 5 the
-// pipeline's way (its pin spans: 920 us; the model had the default pin_memory config twice as fast as it
-// ran).
+// ahead (WrittenAhead: a busy pin thread does not sleep between batches) and four destinations in turn: one
+// buffer copied to one other again and again stays in the cache up to a few MiB, and on this project's VM
+// a 4.6 MiB batch went 16 to 21 GB/s that way against 5 the pipeline's way (its pin spans: 920 us; the model
+// had the default pin_memory config twice as fast as it ran).
 double memcpy_gbps(double bytes, bool streamed) {
     const size_t size = static_cast<size_t>(bytes);
-    WrittenAhead from(size, streamed);
+    WrittenAhead from(size, [streamed](std::span<std::byte> buffer, size_t) {
+        if (streamed)
+            write_around_the_cache(buffer.data(), buffer.size());
+        else
+            std::memset(buffer.data(), 2, buffer.size());
+    });
     std::vector<std::vector<std::byte>> to(4, std::vector<std::byte>(size, std::byte{1}));
     size_t turn = 0;
     auto copy = [&] { std::memcpy(to[turn++ % to.size()].data(), from.current().data(), size); };
