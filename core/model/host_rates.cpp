@@ -150,12 +150,20 @@ void write_around_the_cache(std::byte* out, size_t bytes) {
 #endif
 }
 
+// Fills `buffer` as a worker writes a batch: with plain stores (samples under 256 KiB) what fits stays in
+// the cache the cores share; with streaming stores (larger samples) it is all in memory. On this project's
+// VM, whose cores share 480 MiB of cache, 9.6 MiB staged at 15 GB/s from the one and 10 from the other; a
+// run staged the default-sized batches (3x224x224, streamed) at 9.6, and was predicted 13 to 32% too fast.
+void write_as_a_worker(std::span<std::byte> buffer, bool streamed) {
+    if (streamed)
+        write_around_the_cache(buffer.data(), buffer.size());
+    else
+        std::memset(buffer.data(), 2, buffer.size());
+}
+
 // Buffers taken in turn, each written by another thread just before this one uses it: a batch a worker
-// has just built, as the pin copy and pageable staging meet it (not in this core's cache). Written as the
-// workers write it: with plain stores (samples under 256 KiB) what fits stays in the cache the cores
-// share; with streaming stores (larger samples) it is all in memory. On this project's VM, whose cores
-// share 480 MiB of cache, 9.6 MiB staged at 15 GB/s from the one and 10 from the other; a run staged the
-// default-sized batches (3x224x224, streamed) at 9.6, and was predicted 13 to 32% too fast.
+// has just built, as a train loop's pageable staging meets it (not in this core's cache), written as the
+// worker writes it.
 class WrittenByAWorker {
   public:
     WrittenByAWorker(size_t count, size_t bytes, bool streamed)
@@ -164,12 +172,7 @@ class WrittenByAWorker {
     void next() {
         ++turn_;
         std::vector<std::byte>& buffer = current();
-        std::thread([&buffer, streamed = streamed_] {
-            if (streamed)
-                write_around_the_cache(buffer.data(), buffer.size());
-            else
-                std::memset(buffer.data(), 2, buffer.size());
-        }).join();
+        std::thread([&buffer, streamed = streamed_] { write_as_a_worker(buffer, streamed); }).join();
     }
     std::vector<std::byte>& current() { return buffers_[turn_ % buffers_.size()]; }
 
@@ -187,12 +190,8 @@ class WrittenByAWorker {
 // had the default pin_memory config twice as fast as it ran).
 double memcpy_gbps(double bytes, bool streamed) {
     const size_t size = static_cast<size_t>(bytes);
-    WrittenAhead from(size, [streamed](std::span<std::byte> buffer, size_t) {
-        if (streamed)
-            write_around_the_cache(buffer.data(), buffer.size());
-        else
-            std::memset(buffer.data(), 2, buffer.size());
-    });
+    WrittenAhead from(
+        size, [streamed](std::span<std::byte> buffer, size_t) { write_as_a_worker(buffer, streamed); });
     std::vector<std::vector<std::byte>> to(4, std::vector<std::byte>(size, std::byte{1}));
     size_t turn = 0;
     auto copy = [&] { std::memcpy(to[turn++ % to.size()].data(), from.current().data(), size); };
