@@ -1,6 +1,8 @@
 // The pipeline model's workers and pin thread (the class: pipeline_model_internal.h).
 #include "core/model/pipeline_model_internal.h"
 
+#include <algorithm>
+
 namespace pinscope::model::internal {
 
 // What a batch's samples cost together, in multiples of one sample's decode_us and io_us: each sample's
@@ -87,7 +89,15 @@ bool Model::step_worker(int w) {
     }
 }
 
-// The pin thread: copies each collated batch into pinned memory, in arrival order.
+// The pin thread: copies each collated batch into pinned memory. The real one takes them in arrival order;
+// here, with the loop taking batches in order, the lowest index waiting goes first. Workers that run in
+// lock-step finish in an order that changes from run to run by far more than the model's microseconds,
+// and the model's exact timings made it the worst order every time: at start-up the worker that had paid
+// the pin thread's wake-up finished its second batch 3 us after the other fifteen, the pin thread pinned
+// those fifteen first, each into a fresh pinned buffer (a first touch: 36 ms for 50 MB on the GPU
+// machine's host), while the loop waited for the one batch it needed, and the run's first second went on
+// it (seed 1515's #163: 952 samples/s predicted with that host's rates, 1,301 to 1,606 measured; 1,400
+// now). Batch order is the best case, not the average one; docs/predict.md has what it moved.
 bool Model::step_pin() {
     HostThread& t = threads_[static_cast<size_t>(workers_)];
     if (t.busy(now_)) return false;
@@ -105,6 +115,10 @@ bool Model::step_pin() {
         return true;
     }
     if (pin_head_ >= pin_queue_.size()) return false;
+    if (config_.in_order) {
+        const auto waiting = pin_queue_.begin() + static_cast<std::ptrdiff_t>(pin_head_);
+        std::iter_swap(waiting, std::min_element(waiting, pin_queue_.end()));
+    }
     t.batch = pin_queue_[pin_head_++];
     t.work(pin_ns(t.batch), pin_bus_);
     t.step = 1;
