@@ -155,6 +155,7 @@ def main():
                                       "--only)")
     p.add_argument("--seconds-scale", type=float, default=1.0, help="simulation, cupti: each run this fraction "
                                                                      "of the workload's seconds")
+    p.add_argument("--repeats", type=int, default=3, help="simulation: runs a side, alternating (medians)")
     p.add_argument("--out")
     p.add_argument("--only", choices=["simulation", "cupti"], help="run these checks alone (settings from --compare "
                                                                     "when given)")
@@ -169,14 +170,14 @@ def main():
         p.error("--compare is needed but with --only")
 
     if a.only == "simulation":
-        rows = simulation(a.pinscope, compare, a.probe, seconds_scale=a.seconds_scale)
+        rows = simulation(a.pinscope, compare, a.probe, repeats=a.repeats, seconds_scale=a.seconds_scale)
     elif a.only == "cupti":
         rows = cupti_cost(a.pinscope, compare, seconds_scale=a.seconds_scale)
     else:
         rows = [sustained_h2d(compare, probe)]
         rows += memory_kinds(a.pinscope)
         rows += cupti_cost(a.pinscope, compare)
-        rows += simulation(a.pinscope, compare, a.probe)
+        rows += simulation(a.pinscope, compare, a.probe, repeats=a.repeats)
     print("\nacceptance checks")
     for r in rows:
         print(f"  {'ok ' if r['ok'] else 'NO '} {r['check']:<72} {r['value']:>7} (target {r['target']}): {r['measured']}")
