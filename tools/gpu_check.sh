@@ -13,7 +13,8 @@
 #   tools/gpu_check.sh quick      build, tests, info, probe and one run per workload
 #   tools/gpu_check.sh sim [COMPARE.json]  build, probe, the simulation check (twelve settings: workers
 #                                 from an earlier full run's compare file, else the host's cores) and
-#                                 CUPTI's cost; SECONDS_SCALE=0.5 halves every run
+#                                 CUPTI's cost; SECONDS_SCALE=0.5 halves every run, REPEATS=5 runs
+#                                 each simulation setting five times a side (default three)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-all}
@@ -65,7 +66,7 @@ say "== pinscope probe"
 if [ "$MODE" = sim ]; then
     say "== simulation check"
     python3 tools/gpu_checks.py --pinscope "$BIN" --probe "$OUT/probe.json" ${2:+--compare "$2"} --only simulation \
-        --seconds-scale "${SECONDS_SCALE:-1}" --out "$OUT/checks.json" 2>&1 | tee -a "$REPORT"
+        --seconds-scale "${SECONDS_SCALE:-1}" --repeats "${REPEATS:-3}" --out "$OUT/checks.json" 2>&1 | tee -a "$REPORT"
     say "== CUPTI cost"
     python3 tools/gpu_checks.py --pinscope "$BIN" --probe "$OUT/probe.json" ${2:+--compare "$2"} --only cupti \
         --seconds-scale "${SECONDS_SCALE:-1}" --out "$OUT/cupti.json" 2>&1 | tee -a "$REPORT"

@@ -110,8 +110,8 @@ def median(values):
 
 
 # One run of a fast workload moves by 15-20% from the next on these hosts (CIFAR-like, ~35,000
-# batches/s: every per-batch cost is microseconds), so each side is the median of three, and real and
-# simulated runs alternate so a drift of the machine hits both alike.
+# batches/s: every per-batch cost is microseconds), so each side is the median of three (--repeats for
+# more), and real and simulated runs alternate so a drift of the machine hits both alike.
 def simulation_settings(compare):
     """(workload, setting) twelve times: each workload pinned (direct) and pageable, with 0 workers and
     with the workers of its best setting of that kind in the compare file (else the most the host allows)."""
