@@ -224,11 +224,11 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
         return std::isfinite(value) ? format_share(value) : std::string("a run with no batch");
     };
     // Counts beside the rounded shares: 179 of 200 printed "90%" where the bar is at least 90%.
-    const auto counted = [&](const char* key, const char* of_all) {
+    const auto counted = [&](const char* key, const char* suffix) {
         const double value = summary[key].get<double>();
         if (!std::isfinite(value)) return std::string("a run with no batch");
         const auto within = std::lround(value * static_cast<double>(results.size()));
-        return fmt::format("{}{} ({})", within, of_all, format_share(value));
+        return fmt::format("{}{} ({})", within, suffix, format_share(value));
     };
     const std::string of_all = fmt::format(" of {} configs", results.size());
     fmt::print(
