@@ -522,8 +522,9 @@ TEST_CASE(
     host.cores = 16;
     host.cores_available = 16;
     for (ByteRateCurve HostRates::*curve : kHostRateCurves) (host.*curve).gbps.fill(13.6);
-    host.memcpy_rate.gbps.fill(4.66);
-    host.memcpy_from_streamed.gbps.fill(4.66);
+    constexpr double kPinGbps = 4.66;
+    host.memcpy_rate.gbps.fill(kPinGbps);
+    host.memcpy_from_streamed.gbps.fill(kPinGbps);
     host.convert_bus_threads.gbps.fill(6.8);
     host.memcpy_bus_threads.gbps.fill(5.5);
     host.first_touch_gbps = 1.4;
@@ -536,10 +537,10 @@ TEST_CASE(
     config.streams = 1;
     config.seconds = 2;
     const Metrics p = predict(config, calibration_for(config), host);
-    const double pin_bound = config.batch_size * 4.66e9 / static_cast<double>(config.batch_bytes());
+    const double pin_bound = config.batch_size * kPinGbps * 1e9 / static_cast<double>(config.batch_bytes());
     CAPTURE(p.samples_per_s);
     CAPTURE(pin_bound);
     CHECK(p.samples_per_s <= 1.02 * pin_bound);
-    CHECK(p.samples_per_s >=
-          0.85 * pin_bound);  // 0.64 with the worst order; a few fresh buffers cost the rest
+    // 0.64 with the worst order; the few fresh buffers the best order still fills cost the rest.
+    CHECK(p.samples_per_s >= 0.85 * pin_bound);
 }
