@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device/naive_copy.h"
+#include "core/device/page_aligned.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/device/sim/sim_device.h"
 #include "core/trace/clock.h"
@@ -689,6 +690,34 @@ TEST_CASE("staging to the host writes every byte of the destination, from the bo
     PageableStaging::stage(host.data(), host.size(), StagingDirection::to_host);
     CHECK(std::count(host.begin(), host.end(), std::byte{7}) ==
           0);  // every byte came from the bounce buffer, which never held a 7
+}
+
+// Where a buffer starts in its page sets how fast a memcpy runs between it and another: on this project's
+// VM 384 KiB went 1.8 GB/s into a bounce buffer 16 bytes into its page (make_unique's) from a page-aligned
+// batch, and 20 into a page-aligned one.
+TEST_CASE("every thread's bounce buffer starts on a page, as the batches it copies do") {
+    const auto page_offset = [](const std::byte* p) {
+        return reinterpret_cast<uintptr_t>(p) % kHostPageBytes;
+    };
+    CHECK(page_offset(PageableStaging::bounce_buffer()) == 0);
+    uintptr_t fresh_offset = 1;
+    std::ptrdiff_t fresh_zeros = 0;
+    std::thread([&] {
+        const std::byte* bounce = PageableStaging::bounce_buffer();
+        fresh_offset = page_offset(bounce);
+        fresh_zeros = std::count(bounce, bounce + PageableStaging::kChunkBytes, std::byte{0});
+    }).join();
+    CHECK(fresh_offset == 0);
+    CHECK(fresh_zeros == static_cast<std::ptrdiff_t>(PageableStaging::kChunkBytes));  // written: resident
+}
+
+TEST_CASE("page-aligned vectors start on a page at every size, and grow onto pages too") {
+    for (size_t bytes : {size_t{1}, size_t{4095}, size_t{4097}, size_t{3} << 20}) {
+        PageAlignedBytes buffer(bytes);
+        CHECK(reinterpret_cast<uintptr_t>(buffer.data()) % kHostPageBytes == 0);
+        buffer.resize(bytes * 3 + 17);
+        CHECK(reinterpret_cast<uintptr_t>(buffer.data()) % kHostPageBytes == 0);
+    }
 }
 
 namespace {

@@ -25,6 +25,7 @@
 #include "core/device/calibration.h"
 #include "core/device/device_call_cost.h"
 #include "core/device/median.h"
+#include "core/device/page_aligned.h"
 #include "core/device/sim/pageable_staging.h"
 #include "core/device/sim/sim_device.h"
 #include "core/model/written_ahead.h"
@@ -73,10 +74,10 @@ PipelineConfig image_config(int64_t sample_side, int64_t batch_size) {
 // page faults a measurement on this project's VM.
 struct ConvertBuffers {
     static constexpr size_t kCount = 4;
-    std::vector<std::vector<std::byte>> buffers;
+    std::vector<PageAlignedBytes> buffers;
     ConvertBuffers() {
         const double largest = std::max(ByteRateCurve::size_at(ByteRateCurve::kPoints - 1), 256.0 * 256 * 4);
-        buffers.assign(kCount, std::vector<std::byte>(static_cast<size_t>(largest)));
+        buffers.assign(kCount, PageAlignedBytes(static_cast<size_t>(largest)));
     }
 };
 
@@ -124,7 +125,7 @@ double convert_gbps(ConvertBuffers& into, double bytes, int64_t sample_side, dou
 double per_sample_ns() {
     const PipelineConfig config = image_config(4, 256);
     const std::unique_ptr<Dataset> dataset = make_dataset(config);
-    std::vector<std::byte> out(static_cast<size_t>(config.batch_bytes()));
+    PageAlignedBytes out(static_cast<size_t>(config.batch_bytes()));
     const std::atomic<bool> stop{false};
     int64_t next_sample = 0;
     return median_ns(1e6,
@@ -167,17 +168,17 @@ void write_as_a_worker(std::span<std::byte> buffer, bool streamed) {
 class WrittenByAWorker {
   public:
     WrittenByAWorker(size_t count, size_t bytes, bool streamed)
-        : buffers_(count, std::vector<std::byte>(bytes)), streamed_(streamed) {}
+        : buffers_(count, PageAlignedBytes(bytes)), streamed_(streamed) {}
     // The next buffer, written by another thread.
     void next() {
         ++turn_;
-        std::vector<std::byte>& buffer = current();
+        PageAlignedBytes& buffer = current();
         std::thread([&buffer, streamed = streamed_] { write_as_a_worker(buffer, streamed); }).join();
     }
-    std::vector<std::byte>& current() { return buffers_[turn_ % buffers_.size()]; }
+    PageAlignedBytes& current() { return buffers_[turn_ % buffers_.size()]; }
 
   private:
-    std::vector<std::vector<std::byte>> buffers_;
+    std::vector<PageAlignedBytes> buffers_;
     bool streamed_;
     size_t turn_ = 0;
 };
@@ -192,7 +193,7 @@ double memcpy_gbps(double bytes, bool streamed) {
     const size_t size = static_cast<size_t>(bytes);
     WrittenAhead from(
         size, [streamed](std::span<std::byte> buffer, size_t) { write_as_a_worker(buffer, streamed); });
-    std::vector<std::vector<std::byte>> to(4, std::vector<std::byte>(size, std::byte{1}));
+    std::vector<PageAlignedBytes> to(4, PageAlignedBytes(size, std::byte{1}));
     size_t turn = 0;
     auto copy = [&] { std::memcpy(to[turn++ % to.size()].data(), from.current().data(), size); };
     auto written_by_a_worker = [&] { from.next(); };
@@ -268,7 +269,7 @@ StagingCooling staging_cooling() {
 // Staging a D2H copy writes the pageable result buffer, chunk by chunk, from the bounce buffer: two
 // buffers in turn, as the train loop's slots take turns.
 double staging_from_device_gbps(double bytes) {
-    std::vector<std::vector<std::byte>> hosts(2, std::vector<std::byte>(static_cast<size_t>(bytes)));
+    std::vector<PageAlignedBytes> hosts(2, PageAlignedBytes(static_cast<size_t>(bytes)));
     size_t turn = 0;
     auto stage = [&] {
         turn = (turn + 1) % hosts.size();
@@ -334,8 +335,7 @@ std::pair<double, double> bus_threads(int threads, double bytes) {
     const size_t size = static_cast<size_t>(config.batch_bytes());
     // The copy reads what the convert wrote: a third set of buffers per thread would cost a few hundred
     // MiB of page faults at 64 MiB batches.
-    std::vector<std::vector<std::byte>> out(static_cast<size_t>(threads), std::vector<std::byte>(size)),
-        to(out);
+    std::vector<PageAlignedBytes> out(static_cast<size_t>(threads), PageAlignedBytes(size)), to(out);
     const std::atomic<bool> stop{false};
     auto convert = [&](int t) {
         for (int64_t k = 0; k < batch; ++k)

@@ -3,7 +3,7 @@
 namespace pinscope {
 
 WrittenAhead::WrittenAhead(size_t bytes, Write write)
-    : buffers_(kBuffers, std::vector<std::byte>(bytes)),
+    : buffers_(kBuffers, PageAlignedBytes(bytes)),
       writer_([this, write = std::move(write)] { write_ahead(write); }) {
     next();
 }

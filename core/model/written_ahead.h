@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/device/page_aligned.h"
+
 namespace pinscope {
 
 class WrittenAhead {
@@ -36,7 +38,7 @@ class WrittenAhead {
     // A yield, not a sleep: the core stays awake, and on two cores the other thread still gets one.
     bool poll() const;
 
-    std::vector<std::vector<std::byte>> buffers_;
+    std::vector<PageAlignedBytes> buffers_;
     std::atomic<size_t> written_{0}, released_{0};
     std::atomic<bool> stop_{false};
     size_t taken_ = 0;  // the reader's own count of buffers handed over

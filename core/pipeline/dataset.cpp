@@ -161,13 +161,13 @@ void convert_plane_half(const uint8_t* s, uint16_t* d, int64_t n, float scale, f
 
 // The pixel pool depends only on its size and seed. A reconfigured pipeline builds a new dataset each
 // time (a slider drag can do that many times a second), so the last pool is kept and shared.
-std::shared_ptr<const std::vector<uint8_t>> pixel_pool(size_t bytes, uint64_t seed) {
+std::shared_ptr<const PixelPool> pixel_pool(size_t bytes, uint64_t seed) {
     static std::mutex mutex;
-    static std::shared_ptr<const std::vector<uint8_t>> last;
+    static std::shared_ptr<const PixelPool> last;
     static uint64_t last_seed = 0;
     std::lock_guard lock(mutex);
     if (last && last->size() == bytes && last_seed == seed) return last;
-    auto pool = std::make_shared<std::vector<uint8_t>>(bytes);
+    auto pool = std::make_shared<PixelPool>(bytes);
     std::mt19937_64 random(seed);
     for (size_t i = 0; i < bytes; i += 8) {
         const uint64_t r = random();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/config/pipeline_config.h"
+#include "core/device/page_aligned.h"
 #include "core/units/time_ns.h"
 
 namespace pinscope {
@@ -62,6 +63,8 @@ class Dataset {
     virtual void fetch(int64_t index, std::byte* out, const std::atomic<bool>& stop) const = 0;
 };
 
+using PixelPool = std::vector<uint8_t, PageAlignedAllocator<uint8_t>>;
+
 class SyntheticImageDataset final : public Dataset {
   public:
     explicit SyntheticImageDataset(const PipelineConfig& config);
@@ -101,8 +104,10 @@ class SyntheticImageDataset final : public Dataset {
     double straggler_factor_;
     uint64_t seed_;
     int64_t fail_at_sample_;
-    std::shared_ptr<const std::vector<uint8_t>>
-        pixels_;  // random "encoded" pixels; samples read windows of it
+    // Random "encoded" pixels; samples read windows of it. Page-aligned, as the batch buffers a uint8
+    // sample is copied into are: a memcpy's speed hangs on the two buffers' offsets in their pages
+    // (page_aligned.h), and malloc's offset for the pool hung on what the process had freed before.
+    std::shared_ptr<const PixelPool> pixels_;
 };
 
 }  // namespace pinscope

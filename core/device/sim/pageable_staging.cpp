@@ -2,22 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
+
+#include "core/device/page_aligned.h"
 
 namespace pinscope {
 namespace {
 
-std::byte* bounce_buffer() {
-    thread_local std::unique_ptr<std::byte[]> buffer;
-    if (!buffer) {
-        buffer = std::make_unique<std::byte[]>(PageableStaging::kChunkBytes);
-        std::memset(buffer.get(), 0, PageableStaging::kChunkBytes);  // resident, as a pinned buffer is
-    }
-    return buffer.get();
-}
-
 void copy_chunk(std::byte* host, size_t bytes, StagingDirection direction) {
-    std::byte* bounce = bounce_buffer();
+    std::byte* bounce = PageableStaging::bounce_buffer();
     if (direction == StagingDirection::to_device)
         std::memcpy(bounce, host, bytes);
     else
@@ -25,6 +17,11 @@ void copy_chunk(std::byte* host, size_t bytes, StagingDirection direction) {
 }
 
 }  // namespace
+
+std::byte* PageableStaging::bounce_buffer() {
+    thread_local PageAlignedBytes buffer(kChunkBytes);  // zeroed on creation: resident
+    return buffer.data();
+}
 
 void PageableStaging::stage(std::byte* host, size_t bytes, StagingDirection direction) {
     for (size_t at = 0; at < bytes; at += kChunkBytes)

@@ -19,6 +19,9 @@ class PageableStaging {
 
     // Copies `bytes` between `host` and a bounce buffer of this thread, a chunk at a time.
     static void stage(std::byte* host, size_t bytes, StagingDirection direction);
+    // This thread's bounce buffer, kChunkBytes long: page-aligned and resident, as the driver's pinned
+    // ones are (page_aligned.h says why the alignment matters).
+    static std::byte* bounce_buffer();
 };
 
 }  // namespace pinscope
