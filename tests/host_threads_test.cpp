@@ -23,7 +23,7 @@ std::vector<double> rates_of(int count, const HostRates& host, double bytes = 48
     std::vector<HostThread> workers(static_cast<size_t>(count));
     std::vector<HostThread*> threads;
     for (HostThread& w : workers) {
-        w.work(1e6, bus_use(host.convert_bus_threads, bytes));
+        w.work(1e6, converting(host, bytes));
         threads.push_back(&w);
     }
     share_host(threads, host);
@@ -52,12 +52,51 @@ TEST_CASE("working threads beyond the cores share them, and the bus only for wha
     // converting thread on a bus measured at 0.6 of a thread's worth runs at 0.6, the decode beside it at 1.
     HostRates host = host_of(2, 0.6);
     HostThread convert, decode;
-    convert.work(1e6, bus_use(host.convert_bus_threads, 48 << 20));
+    convert.work(1e6, converting(host, 48 << 20));
     decode.work(1e6);
     std::vector<HostThread*> threads = {&convert, &decode};
     share_host(threads, host);
     CHECK(decode.rate == doctest::Approx(1.0));
     CHECK(convert.rate == doctest::Approx(0.6));
+}
+
+// Two threads on two cores, each doing `a` and `b` on 50 MB batches: the rate each gets.
+std::pair<double, double> pair_rates(const HostRates& host, BusUse a, BusUse b) {
+    HostThread first, second;
+    first.work(1e6, a);
+    second.work(1e6, b);
+    std::vector<HostThread*> threads = {&first, &second};
+    share_host(threads, host);
+    return {first.rate, second.rate};
+}
+
+TEST_CASE("a copy beside a convert keeps what the mixed measurement says, two of a kind what theirs says") {
+    // This project's VM at 50 MB, roughly: two converting threads kept 0.625 of their speed each, two
+    // copying 0.75, one of each 0.875.
+    HostRates host = host_of(2, 1.25);
+    host.memcpy_bus_threads.gbps.fill(1.5);
+    host.mixed_bus_threads.gbps.fill(1.75);
+    const double bytes = 50e6;
+    const auto [convert_a, convert_b] = pair_rates(host, converting(host, bytes), converting(host, bytes));
+    CHECK(convert_a == doctest::Approx(0.625));
+    CHECK(convert_b == doctest::Approx(0.625));
+    const auto [copy_a, copy_b] = pair_rates(host, copying(host, bytes), copying(host, bytes));
+    CHECK(copy_a == doctest::Approx(0.75));
+    CHECK(copy_b == doctest::Approx(0.75));
+    const auto [convert, copy] = pair_rates(host, converting(host, bytes), copying(host, bytes));
+    CHECK(convert == doctest::Approx(0.875));
+    CHECK(copy == doctest::Approx(0.875));
+    // Unmeasured (0), the mix shares the bus as two of a kind do: both parts whole, 0.8 + 0.67.
+    host.mixed_bus_threads.gbps.fill(0);
+    CHECK(convert_copy_overlap(host, bytes) == 1.0);
+    const auto [convert_unmeasured, copy_unmeasured] =
+        pair_rates(host, converting(host, bytes), copying(host, bytes));
+    CHECK(convert_unmeasured == doctest::Approx(1 / (0.8 + 1 / 1.5)));
+    CHECK(copy_unmeasured == doctest::Approx(1 / (0.8 + 1 / 1.5)));
+    // A mix that kept its full speed (2 threads' worth): its demand is at most the whole bus, so beside the
+    // convert's 0.8 no more than 0.2 of the copy's 0.67 can count.
+    host.mixed_bus_threads.gbps.fill(2.0);
+    CHECK(convert_copy_overlap(host, bytes) == doctest::Approx(0.3).epsilon(1e-9));
 }
 
 TEST_CASE("a bus measured at less than a thread's worth is taken as 0.6 of one, as the noise floor") {

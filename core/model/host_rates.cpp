@@ -284,7 +284,7 @@ double staging_from_device_gbps(double bytes) {
 // share alone: on this project's 2-core VM, two threads measured 1.1 to 1.9 threads' worth of bus from one
 // process to the next, and the prediction of 2 workers converting 19 MiB batches swung with it from
 // 26,000 to 48,000 samples/s where it ran at 25,400 to 28,300.
-double concurrent_gbps(int threads, double bytes, const std::function<void(int)>& work) {
+std::vector<double> concurrent_gbps_each(int threads, double bytes, const std::function<void(int)>& work) {
     // Several repetitions even of a 64 MiB batch at 5 GB/s, and 10 ms at least.
     const TimeNs window =
         std::clamp<TimeNs>(static_cast<TimeNs>(4 * bytes / 5.0), 10 * kNsPerMs, 60 * kNsPerMs);
@@ -310,25 +310,24 @@ double concurrent_gbps(int threads, double bytes, const std::function<void(int)>
                                                        : bytes / static_cast<double>(now - begin);
         });
     for (std::thread& thread : running) thread.join();
+    return gbps;
+}
+
+double concurrent_gbps(int threads, double bytes, const std::function<void(int)>& work) {
     double sum = 0;
-    for (double g : gbps) sum += g;
+    for (double g : concurrent_gbps_each(threads, bytes, work)) sum += g;
     return sum / threads;
 }
 
-// What each of `threads` threads doing `work` at once keeps of what one alone gets: two rounds of one
-// alone and then all together, so that a host whose rates drift within the measurement weighs on both.
-double concurrent_share(int threads, double bytes, const std::function<void(int)>& work) {
-    double alone = 0, together = 0;
-    for (int round = 0; round < 2; ++round) {
-        alone += concurrent_gbps(1, bytes, work);
-        together += concurrent_gbps(threads, bytes, work);
-    }
-    return together / alone;
-}
+struct BusThreads {
+    double convert = 1, copy = 1, mixed = 1;
+};
 
-// How many threads' worth of the memory bus `threads` threads converting (streaming stores) or copying
-// batches of `bytes` each get at once: their count times what each gets of what one alone gets.
-std::pair<double, double> bus_threads(int threads, double bytes) {
+// How many threads' worth of the memory bus `threads` threads converting (streaming stores), copying, or
+// half of them each (the odd one out converting) get at once when each works on batches of `bytes`: the
+// sum of what each keeps of what one alone gets. Two rounds of one alone and then all together, so that a
+// host whose rates drift within the measurement weighs on both.
+BusThreads bus_threads(int threads, double bytes) {
     const int64_t batch = std::max<int64_t>(1, static_cast<int64_t>(bytes) / (256 * 256 * 4));
     const PipelineConfig config = image_config(256, batch);
     const std::unique_ptr<Dataset> dataset = make_dataset(config);
@@ -342,10 +341,24 @@ std::pair<double, double> bus_threads(int threads, double bytes) {
             dataset->fetch(k, out[t].data() + k * config.sample_bytes(), stop);
     };
     auto copy = [&](int t) { std::memcpy(to[t].data(), out[t].data(), size); };
+    auto mixed = [&](int t) { t % 2 == 0 ? convert(t) : copy(t); };
+    const double batch_bytes = static_cast<double>(size);
+    double convert_alone = 0, convert_together = 0, copy_alone = 0, copy_together = 0, mixed_kept = 0;
+    for (int round = 0; round < 2; ++round) {
+        const double convert_now = concurrent_gbps(1, batch_bytes, convert);
+        const double copy_now = concurrent_gbps(1, batch_bytes, copy);
+        convert_alone += convert_now;
+        copy_alone += copy_now;
+        convert_together += concurrent_gbps(threads, batch_bytes, convert);
+        copy_together += concurrent_gbps(threads, batch_bytes, copy);
+        const std::vector<double> each = concurrent_gbps_each(threads, batch_bytes, mixed);
+        for (int t = 0; t < threads; ++t)
+            mixed_kept +=
+                std::clamp(each[static_cast<size_t>(t)] / (t % 2 == 0 ? convert_now : copy_now), 0.3, 1.0);
+    }
     const double n = threads;
-    const double convert_share = concurrent_share(threads, static_cast<double>(size), convert);
-    const double copy_share = concurrent_share(threads, static_cast<double>(size), copy);
-    return {n * std::clamp(convert_share, 0.3, 1.0), n * std::clamp(copy_share, 0.3, 1.0)};
+    return {n * std::clamp(convert_together / convert_alone, 0.3, 1.0),
+            n * std::clamp(copy_together / copy_alone, 0.3, 1.0), mixed_kept / 2};
 }
 
 // Half a round trip between two threads through BlockingQueues, each popper blocked when its item comes.
@@ -614,10 +627,10 @@ HostRates measure_host_rates() {
         rates.staging_rate.gbps[i] = staging_gbps(bytes, false);
         rates.staging_from_streamed.gbps[i] = staging_gbps(bytes, true);
         rates.staging_from_device_rate.gbps[i] = staging_from_device_gbps(bytes);
-        const auto [convert_bus, copy_bus] =
-            bus_measured_by > 1 ? bus_threads(bus_measured_by, bytes) : std::pair{1.0, 1.0};
-        rates.convert_bus_threads.gbps[i] = convert_bus;
-        rates.memcpy_bus_threads.gbps[i] = copy_bus;
+        const BusThreads bus = bus_measured_by > 1 ? bus_threads(bus_measured_by, bytes) : BusThreads{};
+        rates.convert_bus_threads.gbps[i] = bus.convert;
+        rates.memcpy_bus_threads.gbps[i] = bus.copy;
+        rates.mixed_bus_threads.gbps[i] = bus.mixed;
     }
     rates.device_call_us = device_call_us();
     rates.handoff_us = handoff_us();

@@ -110,6 +110,12 @@ struct HostRates {
     // threads run at once, and this is their count times what each gets of what one gets alone. 2 on two
     // cores that keep all of their speed together, as in cache.
     ByteRateCurve convert_bus_threads, memcpy_bus_threads;
+    // ... and with half of them copying, half converting (the odd one out converts), as the pin thread
+    // copies while workers convert: a copy and a convert met less on the bus than two of either kind. On
+    // this project's VM at 50 MB, two converting threads kept 0.6 to 0.7 of their speed each and two copying
+    // 0.7 to 0.9, where one of each kept 0.9 and 0.8 (a pin thread copied 50 MB batches at 8.1 GB/s beside
+    // converting workers, where 7.7 alone and the bus shared as two of a kind said 5.2). 0: not measured.
+    ByteRateCurve mixed_bus_threads;
     // Threads run at once to measure the bus: one per core, up to eight. Two on a 16-core host may land on
     // one physical core's two hardware threads and halve each other there, which says nothing of the bus:
     // the model then held 4 workers to one thread's bandwidth (3x512x512 batches predicted at 5,000
@@ -153,7 +159,8 @@ inline constexpr std::array kHostRateCurves{&HostRates::convert_plain,
                                             &HostRates::staging_from_streamed,
                                             &HostRates::staging_from_device_rate,
                                             &HostRates::convert_bus_threads,
-                                            &HostRates::memcpy_bus_threads};
+                                            &HostRates::memcpy_bus_threads,
+                                            &HostRates::mixed_bus_threads};
 
 // The figures that most often decide a prediction, on one line: cores (and what of them is available when
 // that is under 95%), convert and memcpy GB/s (1 MiB), first touch, how late a 200 us sleep ends (alone

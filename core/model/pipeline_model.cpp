@@ -37,8 +37,8 @@ Model::Model(const PipelineConfig& config, const Calibration& calibration, const
                   .ns_for(static_cast<double>(config.batch_bytes()))),
       convert_ns_(host.per_sample_ns * config.batch_size +
                   convert_curve(config, host).ns_for(static_cast<double>(config.batch_bytes()))),
-      convert_bus_(bus_use(host.convert_bus_threads, static_cast<double>(config.batch_bytes()))),
-      pin_bus_(bus_use(host.memcpy_bus_threads, static_cast<double>(config.batch_bytes()))),
+      convert_bus_(converting(host, static_cast<double>(config.batch_bytes()))),
+      pin_bus_(copying(host, static_cast<double>(config.batch_bytes()))),
       first_touch_ns_(host.first_touch_ns(static_cast<double>(config.batch_bytes()))) {
     threads_.resize(static_cast<size_t>(workers_) + 2);
     for (HostThread& t : threads_) thread_ptrs_.push_back(&t);

@@ -168,7 +168,7 @@ class Model {
     const bool batches_streamed_;
     const double pin_ns_;
     const double convert_ns_;             // a batch's convert into a buffer already paged in
-    const double convert_bus_, pin_bus_;  // the part of the memory bus each uses alone
+    const BusUse convert_bus_, pin_bus_;  // what each takes of the memory bus
     const double first_touch_ns_;         // a fresh batch buffer's pages
     BufferPool collate_pool_, pinned_pool_;
     int fresh_batches_ = 0;  // batches that paid a fresh buffer's first touch and have not ended yet

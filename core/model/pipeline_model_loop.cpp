@@ -274,7 +274,7 @@ bool Model::loop_issue_wait(HostThread& t) {
         const double source_idle = op.kind == OpKind::h2d ? now_ - batch(current_).written : bounce_idle;
         t.work(warm_ns + host_.staging_cooled_ns(op.bytes, warm_ns, source_idle, bounce_idle) +
                    engine_rules::pageable_extra_us(gpu_.calibration(), work, op.bytes) * 1e3,
-               bus_use(host_.memcpy_bus_threads, op.bytes));
+               copying(host_, op.bytes));
         staging_started_ = now_;
         loop_step_ = LoopStep::stage;
         return true;
