@@ -26,7 +26,8 @@ constexpr int64_t kMaxBatchesModelled = 4096;
 // batches, a straggler every 50 was never modelled at all: 4 workers decoding 1,200 us samples in batches of
 // one, a tenfold straggler every 50, were predicted at 1,560 samples/s on 2 cores that decode 1,412 of them
 // at most, and at 3,292 on the GPU machine's host where the simulated GPU made 1,908 (seed 2525's #180);
-// configs with a straggler every 50 batches were 65% within 10% of the runs, the rest 84%.
+// of 2,675 stored configs, those with a straggler every 50 batches were 64% within 10% of the runs, the rest
+// 82-84%.
 int64_t batches_to_model(const PipelineConfig& config) {
     const int64_t pipeline = config.max_outstanding() + config.streams + 1 + config.num_workers;
     const int64_t batches = std::clamp<int64_t>(2 * pipeline, 32, 512);
