@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "core/trace/clock.h"
 #include "core/trace/lanes.h"
 #include "core/trace/recorder.h"
 #include "core/trace/spsc_ring.h"
@@ -33,6 +34,18 @@ std::vector<TimeNs> starts(std::span<const Span> spans) {
 }
 
 }  // namespace
+
+TEST_CASE("an OnCoreClock counts a sleep as time off the core, all of it") {
+    OnCoreClock clock;
+    const TimeNs before_sleep = clock.last();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const TimeNs off = clock.tick();
+    CHECK(off >= 2 * kNsPerMs);                 // asleep, the thread was off its core all along
+    CHECK(off == clock.last() - before_sleep);  // the whole gap between the two readings, no more
+    // Two readings with nothing between them are nanoseconds apart: no time off the core (the least of
+    // three, should a preemption fall between two of them).
+    CHECK(std::min({clock.tick(), clock.tick(), clock.tick()}) == 0);
+}
 
 TEST_CASE("a full SpscRing refuses pushes and hands out what it holds in order") {
     SpscRing<int> ring(4);

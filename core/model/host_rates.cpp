@@ -499,26 +499,24 @@ double sleep_overshoot_us(int sleepers, double sleep_us) {
     return std::max(0.0, sum / static_cast<double>(kept));
 }
 
-// The cores' worth of time `cores` threads get at once: each spins on the clock, and a gap of over 20 us
-// between two of its readings is time it was off its core (another process, or the hypervisor, ran
-// there). A decode_us spin is the same work, so this is what decode-bound workers get. 400 ms: beside a
+// The cores' worth of time `cores` threads get at once: each spins on an OnCoreClock for 400 ms, and what
+// it spent off its core (another process, or the hypervisor, ran there) is taken off. A decode_us spin is
+// the same work, making up for the same gaps, so this is what decode-bound workers get. 400 ms: beside a
 // busy process on 2 cores, 100 ms windows gave 1.0 to 1.7 cores from one to the next, 500 ms 1.5 to 1.7
 // (decode-bound workers got 1.55).
 double cores_available(int cores) {
-    constexpr TimeNs kSpin = 400 * kNsPerMs, kGap = 20 * kNsPerUs;
+    constexpr TimeNs kSpin = 400 * kNsPerMs;
     std::vector<TimeNs> on_core(static_cast<size_t>(cores));
     std::barrier start(cores);
     std::vector<std::thread> spinning;
     for (int t = 0; t < cores; ++t)
         spinning.emplace_back([&, t] {
             start.arrive_and_wait();
-            const TimeNs begin = now_ns(), end = begin + kSpin;
-            TimeNs last = begin, off = 0;
-            for (TimeNs now = begin; now < end; now = now_ns()) {
-                if (now - last > kGap) off += now - last;
-                last = now;
-            }
-            on_core[static_cast<size_t>(t)] = last - begin - off;
+            OnCoreClock clock;
+            const TimeNs begin = clock.last(), end = begin + kSpin;
+            TimeNs off = 0;
+            while (clock.last() < end) off += clock.tick();
+            on_core[static_cast<size_t>(t)] = clock.last() - begin - off;
         });
     for (std::thread& thread : spinning) thread.join();
     double sum = 0;

@@ -183,22 +183,15 @@ std::shared_ptr<const PixelPool> pixel_pool(size_t bytes, uint64_t seed) {
 // Spins until this thread has run `us` on a core. Timed by the wall clock alone, a worker preempted
 // mid-spin finished its decode on time without the CPU it stands for: 3 workers decoding 2,400 us a sample
 // on this project's 2-core VM made 1,040 samples/s where the two cores can decode 830 at most, and workers
-// beyond the core count went on helping a CPU-bound loader, against what decode_us promises. So the spin
-// watches its own clock readings: two in a row more than kAway apart mean the thread was off its core in
-// between, and the deadline moves out by that gap. The CPU clock would say the same but is a system call:
-// read in the spin itself, 16 workers spent 70% of their time in the kernel on this VM; read twice a call,
-// it cost 0.7-0.8 us a read there, and a 6 us decode took 8.3 us of its core (64 of them 530 us a batch
-// where the predictor counts 384).
+// beyond the core count went on helping a CPU-bound loader, against what decode_us promises. So the
+// deadline moves out by each stretch the thread spent off its core (OnCoreClock). The thread's CPU clock
+// would say the same but is a system call: read in the spin itself, 16 workers spent 70% of their time in
+// the kernel on this VM; read twice a call, a 6 us decode took 8.3 us of its core (64 of them 530 us a
+// batch where the predictor counts 384).
 void spend_cpu_us(double us, const std::atomic<bool>& stop) {
-    // Back-to-back readings of the clock are tens of nanoseconds apart; a preemption is milliseconds.
-    constexpr TimeNs kAway = 5 * kNsPerUs;
-    TimeNs last = now_ns();
-    TimeNs deadline = last + us_to_ns(us);
-    while (last < deadline && !stop.load(std::memory_order_relaxed)) {
-        const TimeNs now = now_ns();
-        if (now - last > kAway) deadline += now - last;
-        last = now;
-    }
+    OnCoreClock clock;
+    TimeNs deadline = clock.last() + us_to_ns(us);
+    while (clock.last() < deadline && !stop.load(std::memory_order_relaxed)) deadline += clock.tick();
 }
 
 void spend_wait_us(double us, const std::atomic<bool>& stop) {
