@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/model/batches_modelled.h"
 #include "core/model/folder_sample_cost.h"
 #include "core/model/pipeline_model.h"
 
@@ -11,30 +12,6 @@ namespace {
 using model::Interval;
 using model::LoopState;
 using model::ModelTrace;
-
-// Batches the model runs before it extrapolates the steady state to the run's length: enough to fill
-// the prefetch queue, the slots in flight and a few rounds of every worker, twice over, so the second
-// half (taken as the steady state) starts after every pool buffer has had its first batch (predict() runs
-// more where it does not). Capped at 96,
-// 8 workers with prefetch 8 (75 batches in the pipeline) took start-up for the steady state: fresh 19
-// MiB buffers paging in on every batch, 5,200 samples/s predicted against 12,300 measured.
-// The most batches the model runs to get its steady state past the pools' first touches (see predict()).
-constexpr int64_t kMaxBatchesModelled = 4096;
-
-// With stragglers, a whole number of their periods in each quarter: the steady state runs from the second
-// quarter to the last (steady_bounds), and holds as many stragglers a batch as the run. Modelled over 32
-// batches, a straggler every 50 was never modelled at all: 4 workers decoding 1,200 us samples in batches of
-// one, a tenfold straggler every 50, were predicted at 1,560 samples/s on 2 cores that decode 1,412 of them
-// at most, and at 3,292 on the GPU machine's host where the simulated GPU made 1,908 (seed 2525's #180);
-// of 2,675 stored configs, those with a straggler every 50 batches were 64% within 10% of the runs, the rest
-// 82-84%.
-int64_t batches_to_model(const PipelineConfig& config) {
-    const int64_t pipeline = config.max_outstanding() + config.streams + 1 + config.num_workers;
-    const int64_t batches = std::clamp<int64_t>(2 * pipeline, 32, 512);
-    if (config.straggler_every <= 0) return batches;
-    const int64_t quarters = 4 * config.straggler_every;
-    return (batches + quarters - 1) / quarters * quarters;
-}
 
 // Where the steady state is counted: between two batch ends at the same point of the pipeline's rhythm.
 // Workers that run in step finish their batches in bursts (one kernel after another, then a gap while they
@@ -238,14 +215,16 @@ Metrics predict(const PipelineConfig& given, const Calibration& calibration, con
     // (4 workers, 48 MiB batches: half the in-order prediction, where the simulated GPU ran out of order as
     // fast or faster). So the model runs more batches, up to kMaxBatchesModelled, until that holds.
     const bool bounded = config.batches == 0 && seconds > 0;
-    int64_t cap = config.batches > 0 ? config.batches : batches_to_model(config);
+    int64_t cap = config.batches > 0 ? config.batches : model::batches_to_model(config);
     ModelTrace trace = model::run_model(config, calibration, host, cap, seconds);
     const auto capped = [&] {
         return bounded && trace.stopped < seconds * 1e9 && trace.batch_ends.size() >= 4;
     };
     const auto steady_from = [&] { return trace.batch_ends[steady_bounds(trace.batch_ends).from]; };
-    while (capped() && steady_from() < trace.warm_from && cap < kMaxBatchesModelled) {
-        cap = std::min(2 * cap, kMaxBatchesModelled);
+    while (capped() && steady_from() < trace.warm_from) {
+        const int64_t more = model::more_batches_to_model(cap, config);
+        if (more == cap) break;
+        cap = more;
         trace = model::run_model(config, calibration, host, cap, seconds);
     }
     if (trace.first_h2d < 0 || trace.end <= trace.first_h2d) return metrics_of({}, config);
