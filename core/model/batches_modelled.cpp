@@ -16,9 +16,9 @@ int64_t straggler_quarters(const PipelineConfig& config) {
 
 // Twice what the pipeline holds (the outstanding batches, the loop's slots, one per worker), so the second
 // half, taken as the steady state, starts after every pool buffer has had its first batch (predict() runs
-// more where it does not). Capped at 96 once, 8 workers with prefetch 8 (75 batches in the pipeline) took
-// start-up for the steady state: fresh 19 MiB buffers paging in on every batch, 5,200 samples/s predicted
-// against 12,300 measured.
+// more where it does not). When this was capped at 96, 8 workers with prefetch 8 (75 batches in the
+// pipeline) took start-up for the steady state: fresh 19 MiB buffers paging in on every batch, 5,200
+// samples/s predicted against 12,300 measured.
 // Modelled over 32 batches, a straggler every 50 was never modelled at all: 4 workers decoding 1,200 us
 // samples in batches of one, a tenfold straggler every 50, were predicted at 1,560 samples/s on 2 cores that
 // decode 1,412 of them at most, and at 3,292 on the GPU machine's host where the simulated GPU made 1,908
