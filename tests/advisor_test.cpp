@@ -7,10 +7,11 @@
 #include "core/analysis/advisor.h"
 #include "core/config/validate.h"
 #include "core/io/advice_json.h"
+#include "tests/spans.h"
 #include "tests/within.h"
 
 using namespace pinscope;
-using pinscope::testing::within;
+using namespace pinscope::testing;
 
 namespace {
 
@@ -29,19 +30,6 @@ struct Lanes {
         return s;
     }
 };
-
-Span span(LaneId lane, SpanKind kind, TimeNs start, TimeNs end, int64_t batch = kNoBatch, uint64_t bytes = 0,
-          HostMemory memory = HostMemory::none) {
-    Span s;
-    s.lane = lane;
-    s.kind = kind;
-    s.start = start;
-    s.end = end;
-    s.batch = batch;
-    s.bytes = bytes;
-    s.memory = memory;
-    return s;
-}
 
 // Ten steps of 100 us: the train loop waits `wait_us` for batch b (the GPU idles), then a kernel runs
 // for the rest of the step; batch `long_batch` waits `long_wait_us` instead.

@@ -6,8 +6,10 @@
 #include "core/analysis/intervals.h"
 #include "core/analysis/metrics.h"
 #include "core/units/units.h"
+#include "tests/spans.h"
 
 using namespace pinscope;
+using namespace pinscope::testing;
 
 namespace {
 
@@ -27,19 +29,6 @@ struct Lanes {
         return s;
     }
 };
-
-Span span(LaneId lane, SpanKind kind, TimeNs start, TimeNs end, int64_t batch = kNoBatch, uint64_t bytes = 0,
-          HostMemory memory = HostMemory::none) {
-    Span s;
-    s.lane = lane;
-    s.kind = kind;
-    s.start = start;
-    s.end = end;
-    s.batch = batch;
-    s.bytes = bytes;
-    s.memory = memory;
-    return s;
-}
 
 const StageLatency* latency_of(const Metrics& m, SpanKind kind) {
     for (const StageLatency& l : m.latencies)

@@ -11,28 +11,13 @@
 #include "core/config/config_json.h"
 #include "core/config/presets.h"
 #include "core/lab/lesson.h"
+#include "tests/app_frames.h"
 #include "tests/leak_checks.h"
 #include "tests/sim_configs.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
 using namespace pinscope::testing;
-
-namespace {
-
-constexpr TimeNs kFrame = 16 * kNsPerMs;
-
-// Frames as the app runs them, for `duration` of wall time.
-void run_frames(AppState& app, TimeNs duration) {
-    const TimeNs end = now_ns() + duration;
-    while (now_ns() < end) {
-        app.tick();
-        app.end_frame();
-        std::this_thread::sleep_for(std::chrono::nanoseconds(kFrame));
-    }
-}
-
-}  // namespace
 
 TEST_CASE("in the loading-bound preset, num_workers 0 -> 8 lowers the stall by at least 0.3 within 2 s") {
     const Preset* preset = find_preset("Loading-bound (io_us)");

@@ -9,26 +9,12 @@
 #include "app/gui/model/app_state.h"
 #include "app/gui/model/prediction_preview.h"
 #include "core/config/presets.h"
+#include "tests/app_frames.h"
 #include "tests/sim_configs.h"
 
 using namespace pinscope;
 using namespace pinscope::gui;
 using namespace pinscope::testing;
-
-namespace {
-
-constexpr TimeNs kFrame = 16 * kNsPerMs;
-
-void run_frames(AppState& app, TimeNs duration) {
-    const TimeNs end = now_ns() + duration;
-    while (now_ns() < end) {
-        app.tick();
-        app.end_frame();
-        std::this_thread::sleep_for(std::chrono::nanoseconds(kFrame));
-    }
-}
-
-}  // namespace
 
 TEST_CASE("in preview an edit waits in the draft until Apply, and Discard puts the draft back") {
     ConfigEditor editor(PipelineConfig{});
