@@ -649,29 +649,17 @@ HostRates measure_host_rates() {
 
 HostRates median_of(std::span<const HostRates> measurements) {
     if (measurements.empty()) return {};
+    std::vector<std::vector<double>> values;  // [figure][measurement]
+    for (const HostRates& m : measurements) {
+        size_t figure = 0;
+        for_each_figure(m, [&](double value) {
+            if (figure == values.size()) values.emplace_back();
+            values[figure++].push_back(value);
+        });
+    }
     HostRates result = measurements.front();
-    const auto each = [&](auto&& figure) {  // figure(r) -> r's double, const or not
-        std::vector<double> values;
-        for (const HostRates& m : measurements) values.push_back(figure(m));
-        figure(result) = median(std::move(values));
-    };
-    const auto curve = [&](ByteRateCurve HostRates::*member) {
-        for (size_t i = 0; i < ByteRateCurve::kPoints; ++i)
-            each([&](auto& r) -> auto& { return (r.*member).gbps[i]; });
-    };
-    const auto scalar = [&](double HostRates::*member) { each([&](auto& r) -> auto& { return r.*member; }); };
-    for (ByteRateCurve HostRates::*member : kHostRateCurves) curve(member);
-    for (double HostRates::*member :
-         {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,
-          &HostRates::handoff_us, &HostRates::wake_us, &HostRates::woken_us, &HostRates::wake_latency_us,
-          &HostRates::gpu_wake_us, &HostRates::first_touch_gbps})
-        scalar(member);
-    each([&](auto& r) -> auto& { return r.staging_cooling.cold_gbps; });
-    for (size_t g = 0; g < StagingCooling::kGapsMs.size(); ++g)
-        each([&](auto& r) -> auto& { return r.staging_cooling.cooled[g]; });
-    for (size_t i = 0; i < SleepOvershoot::kSleepers.size(); ++i)
-        for (size_t j = 0; j < SleepOvershoot::kSleepUs.size(); ++j)
-            each([&](auto& r) -> auto& { return r.sleep_overshoot.us[i][j]; });
+    size_t figure = 0;
+    for_each_figure(result, [&](double& value) { value = median(std::move(values[figure++])); });
     return result;
 }
 

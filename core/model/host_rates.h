@@ -52,7 +52,7 @@ struct StagingCooling {
     double cooled_after(double idle_ms) const;
 };
 
-// A new figure here goes into median_of() too (a new curve: into kHostRateCurves, below).
+// A new figure here goes into for_each_figure() too (a new curve: into kHostRateCurves, below).
 struct HostRates {
     int cores = 1;
     // The cores' worth of time this process's threads get when `cores` of them want to run at once: less
@@ -161,6 +161,22 @@ inline constexpr std::array kHostRateCurves{&HostRates::convert_plain,
                                             &HostRates::convert_bus_threads,
                                             &HostRates::memcpy_bus_threads,
                                             &HostRates::mixed_bus_threads};
+
+// Calls visit(figure) on every figure of `rates` (a HostRates, const or not) but `cores`, in one fixed
+// order: what median_of() takes the middle of, and what recent_host_rates.h keeps between processes.
+template <class Rates, class Visit>
+void for_each_figure(Rates& rates, Visit&& visit) {
+    for (auto member : kHostRateCurves)
+        for (auto& gbps : (rates.*member).gbps) visit(gbps);
+    for (auto member : {&HostRates::cores_available, &HostRates::per_sample_ns, &HostRates::device_call_us,
+                        &HostRates::handoff_us, &HostRates::wake_us, &HostRates::woken_us,
+                        &HostRates::wake_latency_us, &HostRates::gpu_wake_us, &HostRates::first_touch_gbps})
+        visit(rates.*member);
+    visit(rates.staging_cooling.cold_gbps);
+    for (auto& cooled : rates.staging_cooling.cooled) visit(cooled);
+    for (auto& row : rates.sleep_overshoot.us)
+        for (auto& us : row) visit(us);
+}
 
 // The figures that most often decide a prediction, on one line: cores (and what of them is available when
 // that is under 95%), convert and memcpy GB/s (1 MiB), first touch, how late a 200 us sleep ends (alone
