@@ -90,9 +90,9 @@ test-tsan: deps
 # Each fuzzer (tests/fuzz/) runs FUZZ_SECONDS on a copy of its committed seeds, JOBS at a time
 # (scripts/run-fuzzers.sh), so a run does not grow them; any crash, sanitizer report, leak, timeout or
 # out-of-memory fails. libFuzzer needs clang. Every file format the program reads has one: captures,
-# configs, calibrations, lessons, presets, images, and fonts (whose seed, DejaVu Sans from
-# fonts-dejavu-core, is copied from the system).
-FUZZERS = capture config calibration lesson preset font image profiler_trace
+# configs, calibrations, lessons, presets, images, the host rates `pinscope predict` keeps, and fonts (whose
+# seed, DejaVu Sans from fonts-dejavu-core, is copied from the system).
+FUZZERS = capture config calibration lesson preset font image profiler_trace host_rates
 FUZZ_SECONDS ?= 40
 FONT_SEED = /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 test-fuzz: deps

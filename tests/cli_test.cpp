@@ -435,6 +435,38 @@ TEST_CASE(
     CHECK(predicted.err.find("one cold copy, not a pipeline") != std::string::npos);
 }
 
+// Each invocation measures this host once until three measurements are kept (XDG_CACHE_HOME: this test's
+// own folder), and answers on their median; --fresh-rates takes one now and leaves the kept ones alone.
+TEST_CASE("predict answers on the median of the measurements it kept, and --fresh-rates on one taken now") {
+    const std::filesystem::path cache = scratch_path("xdg-cache");
+    const std::filesystem::path kept = cache / "pinscope" / "host-rates.json";
+    const auto predict = [&](const std::string& args) {
+        return run_binary(
+            "/bin/sh", {"-c", "XDG_CACHE_HOME=" + cache.string() + " exec " + std::string(PINSCOPE_BINARY) +
+                                  " predict --seconds 1 " + args});
+    };
+    const auto kept_count = [&] { return nlohmann::json::parse(slurp(kept))["measurements"].size(); };
+
+    const Result first = predict("--json");
+    CAPTURE(first.err);
+    REQUIRE(first.exit_code == 0);
+    const nlohmann::json one = nlohmann::json::parse(first.out)["host_rates"];
+    CHECK(one["measurements"] == 1);
+    CHECK(one["measured_now"] == true);
+    CHECK(kept_count() == 1);
+
+    const Result second = predict("");
+    REQUIRE(second.exit_code == 0);
+    CHECK(second.out.find("the median of 2 measurements") != std::string::npos);
+    CHECK(second.out.find(kept.string()) != std::string::npos);
+    CHECK(kept_count() == 2);
+
+    const Result fresh = predict("--fresh-rates --json");
+    REQUIRE(fresh.exit_code == 0);
+    CHECK(nlohmann::json::parse(fresh.out)["host_rates"]["measurements"] == 1);
+    CHECK(kept_count() == 2);
+}
+
 TEST_CASE(
     "bench --predictor-check --repeat judges each config against a run and says how far a second run is") {
     const Result r = run_pinscope("bench --predictor-check 2 --seed 1 --seconds 0.2 --repeat --json");

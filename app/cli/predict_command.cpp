@@ -1,7 +1,9 @@
 #include "app/cli/predict_command.h"
 
+#include <chrono>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -11,12 +13,43 @@
 #include "core/io/metrics_json.h"
 #include "core/model/folder_sample_cost.h"
 #include "core/model/predict.h"
+#include "core/model/recent_host_rates.h"
 #include "core/units/units.h"
 
 namespace pinscope {
 namespace {
 
-void print_summary(const PipelineConfig& config, const Metrics& m, const Calibration& calibration) {
+// The rates a prediction runs on: the median of the last few measurements kept between invocations
+// (recent_host_rates.h), or with --fresh-rates one measurement taken now and kept nowhere.
+RecentRates rates_for_prediction(bool fresh) {
+    if (fresh) {
+        RecentRates now;
+        now.rates = this_host_rates();
+        now.measurements = 1;
+        now.measured_now = true;
+        return now;
+    }
+    const double now_unix_s =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return recent_host_rates(default_kept_rates_file(), this_build(),
+                             static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), now_unix_s,
+                             measure_host_rates);
+}
+
+std::string rates_line(const RecentRates& r, bool fresh) {
+    if (fresh) return "one measurement, taken now (--fresh-rates), kept nowhere";
+    std::string line =
+        r.measurements == 1
+            ? "one measurement, taken now"
+            : fmt::format("the median of {} measurements, the oldest {:.0f} s ago{}", r.measurements,
+                          r.oldest_age_s, r.measured_now ? ", one taken now" : "");
+    if (!r.kept_error.empty()) return line + "; not kept: " + r.kept_error;
+    return line + fmt::format("; kept {:.0f} min in {} (--fresh-rates: one taken now)",
+                              KeptRates::kKeptSeconds / 60, default_kept_rates_file().string());
+}
+
+void print_summary(const PipelineConfig& config, const Metrics& m, const Calibration& calibration,
+                   const RecentRates& rates, bool fresh) {
     std::cout << fmt::format("predicted for the simulated GPU ({}) on this host's measured rates\n",
                              calibration.name);
     std::cout << fmt::format("  samples/s    {}\n", format_count(m.samples_per_s));
@@ -31,7 +64,8 @@ void print_summary(const PipelineConfig& config, const Metrics& m, const Calibra
                              format_gbps(m.h2d_sustained_gbps));
     std::cout << fmt::format("  over         {:.2f} s of run, {} batches of {}\n", m.seconds, m.batches,
                              config.batch_size);
-    std::cout << fmt::format("  this host    {}\n", describe(this_host_rates()));
+    std::cout << fmt::format("  this host    {}\n", describe(rates.rates));
+    std::cout << fmt::format("  its rates    {}\n", rates_line(rates, fresh));
 }
 
 }  // namespace
@@ -43,7 +77,13 @@ Command add_predict_command(CLI::App& app) {
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "Print the prediction as one JSON object, with the keys of `run --json`")
         ->group("Output");
-    return {cmd, [options, json] {
+    auto fresh = std::make_shared<bool>(false);
+    cmd->add_flag("--fresh-rates", *fresh,
+                  "Predict on one measurement of this host's rates taken now. Without it: the median of the "
+                  "last three measurements of the last 10 minutes, kept in ~/.cache/pinscope (each "
+                  "invocation measures once until there are three, then answers at once)")
+        ->group("Output");
+    return {cmd, [options, json, fresh] {
                 const PipelineConfig config = options->resolve();
                 if (config.device == DeviceChoice::cuda)
                     throw UsageError("predict models the simulated GPU; leave out --device cuda");
@@ -59,15 +99,19 @@ Command add_predict_command(CLI::App& app) {
                                "pinscope predict: a sample of {} costs {:.0f} us here (read, decode, crop), "
                                "measured on up to 32 of its files\n",
                                printable(config.dataset), sample_us);
-                const Metrics metrics =
-                    predict(with_measured_sample_cost(config), calibration, this_host_rates());
+                const RecentRates rates = rates_for_prediction(*fresh);
+                const Metrics metrics = predict(with_measured_sample_cost(config), calibration, rates.rates);
                 if (*json) {
                     nlohmann::json j = metrics_json(metrics);
                     j["config"] = config_to_json(config);
                     j["predicted"] = true;
+                    j["host_rates"] = {{"measurements", rates.measurements},
+                                       {"oldest_age_s", rates.oldest_age_s},
+                                       {"measured_now", rates.measured_now},
+                                       {"describe", describe(rates.rates)}};
                     std::cout << j.dump(1) << "\n";
                 } else {
-                    print_summary(config, metrics, calibration);
+                    print_summary(config, metrics, calibration, rates, *fresh);
                 }
                 return kExitOk;
             }};
