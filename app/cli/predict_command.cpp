@@ -82,7 +82,7 @@ Command add_predict_command(CLI::App& app) {
                   "Predict on one measurement of this host's rates taken now. Without it: the median of the "
                   "last three measurements of the last 10 minutes, kept in ~/.cache/pinscope (each "
                   "invocation measures once until there are three, then answers at once)")
-        ->group("Output");
+        ->group("Host rates");
     return {cmd, [options, json, fresh] {
                 const PipelineConfig config = options->resolve();
                 if (config.device == DeviceChoice::cuda)
