@@ -18,9 +18,12 @@ namespace {
 constexpr const char* kFormat = "pinscope host rates";
 
 size_t figure_count() {
-    const HostRates rates;
-    size_t count = 0;
-    for_each_figure(rates, [&](double) { ++count; });
+    static const size_t count = [] {
+        const HostRates rates;
+        size_t figures = 0;
+        for_each_figure(rates, [&](double) { ++figures; });
+        return figures;
+    }();
     return count;
 }
 

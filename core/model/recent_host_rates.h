@@ -24,7 +24,7 @@ struct DatedRates {
 };
 
 // What a file keeps: measurements taken by one build of pinscope (`build`: anything that changes with it,
-// such as the executable's modification time), on this many cores.
+// such as the executable's modification time), each with the cores it ran on (in its HostRates).
 struct KeptRates {
     static constexpr size_t kKept = 3;           // the median of three, as the predictor check takes
     static constexpr double kKeptSeconds = 600;  // a measurement older than this is dropped
