@@ -25,6 +25,7 @@
 #include "app/default_command.h"
 #include "core/device/naive_copy.h"
 #include "core/files/output_file.h"
+#include "core/model/recent_host_rates.h"
 
 using namespace pinscope;
 
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
     // A real GPU's naive benchmark needs a fresh process, which runs this very program.
     std::error_code no_link;
     set_fresh_process_program(std::filesystem::read_symlink("/proc/self/exe", no_link).string());
+    // Predictions (predict, sweep, advise, the app's preview) answer on the host's rates kept between
+    // invocations, and keep their own measurement, rather than each measuring once and swinging with it.
+    set_this_host_rates_source(kept_host_rates_source());
     CLI::App app{
         "pinscope: a lab for how training data travels from host memory to a GPU.\n"
         "With no command it opens the desktop app (or, without a display, runs the headless demo);\n"

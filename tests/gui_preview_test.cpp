@@ -75,6 +75,28 @@ TEST_CASE("the preview has nothing before its model is ready, then asks it once 
     CHECK(asked == 2);
 }
 
+// Where the host's rates are kept from earlier invocations (core/model/recent_host_rates.h), readying the
+// predictor reads them: nothing runs on a thread and the owner has no pipeline to stop.
+TEST_CASE("a preview whose model has its figures at hand readies at once, with nothing to stop") {
+    bool ready = false;
+    int readied = 0;
+    PredictionPreview preview({.ready = [&] { return ready; },
+                               .get_ready =
+                                   [&] {
+                                       ++readied;
+                                       ready = true;
+                                   },
+                               .would_measure = [] { return false; },
+                               .predict = [](const PipelineConfig&) { return std::optional(Metrics{}); }});
+    CHECK_FALSE(preview.prepare());  // the owner keeps the pipeline running
+    CHECK(readied == 1);             // read on this thread, before prepare() returned
+    CHECK_FALSE(preview.preparing());
+    CHECK(preview.ready());
+    CHECK(preview.predicted(PipelineConfig{}));
+    CHECK_FALSE(preview.prepare());
+    CHECK(readied == 1);
+}
+
 TEST_CASE("hovering a slider shows the predicted samples/s across its range, with the value now marked") {
     int asked = 0;
     PredictionPreview preview({.ready = [] { return true; },

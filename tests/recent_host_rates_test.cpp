@@ -98,6 +98,14 @@ TEST_CASE("each call measures until three are kept, then answers on their median
     CHECK(third.rates.sleep_overshoot.us[2][2] == 4);
     CHECK(third.oldest_age_s == 20);
 
+    // Three recent ones: a caller can tell, without measuring, that asking measures nothing.
+    CHECK(recent_measurement_count(file, "b1", 2, 1030) == KeptRates::kKept);
+    CHECK(recent_measurement_count(file, "b2", 2, 1030) == 0);
+    CHECK(recent_measurement_count(file, "b1", 4, 1030) == 0);
+    CHECK(recent_measurement_count(file, "b1", 2, 1000 + KeptRates::kKeptSeconds + 1) == 2);
+    CHECK(recent_measurement_count(scratch_path("kept/none.json"), "b1", 2, 1030) == 0);
+    CHECK(host.calls == 3);
+
     const RecentRates fourth = recent(file, host, 1030);
     CHECK_FALSE(fourth.measured_now);
     CHECK(host.calls == 3);

@@ -1,9 +1,7 @@
 #include "app/cli/predict_command.h"
 
-#include <chrono>
 #include <iostream>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -24,16 +22,12 @@ namespace {
 RecentRates rates_for_prediction(bool fresh) {
     if (fresh) {
         RecentRates now;
-        now.rates = this_host_rates();
+        now.rates = measure_host_rates();
         now.measurements = 1;
         now.measured_now = true;
         return now;
     }
-    const double now_unix_s =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    return recent_host_rates(default_kept_rates_file(), this_build(),
-                             static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), now_unix_s,
-                             measure_host_rates);
+    return this_program_recent_rates(measure_host_rates);
 }
 
 std::string rates_line(const RecentRates& r, bool fresh) {
@@ -81,7 +75,8 @@ Command add_predict_command(CLI::App& app) {
     cmd->add_flag("--fresh-rates", *fresh,
                   "Predict on one measurement of this host's rates taken now. Without it: the median of the "
                   "last three measurements of the last 10 minutes, kept in ~/.cache/pinscope (each "
-                  "invocation measures once until there are three, then answers at once)")
+                  "invocation, sweep, advise or the app measures once until there are three, then answers "
+                  "at once)")
         ->group("Host rates");
     return {cmd, [options, json, fresh] {
                 const PipelineConfig config = options->resolve();

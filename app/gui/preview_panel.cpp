@@ -21,7 +21,9 @@ namespace {
 constexpr const char* kPreviewHelp =
     "Edits wait here instead of reaching the running pipeline. The predictor (docs/predict.md), a model "
     "of the pipeline on this host's measured rates, says what the running config and the edited one will "
-    "measure on the simulated GPU, in about a tenth of a millisecond each. Apply hands the edits over.";
+    "measure on the simulated GPU, in about a tenth of a millisecond each. Apply hands the edits over.\n\n"
+    "The rates are the median of the last three measurements of this host taken within ten minutes, by the "
+    "app or by pinscope predict, sweep and advise (~/.cache/pinscope/host-rates.json).";
 
 std::string change_of(double now, double edited) {
     if (now <= 0) return "";
@@ -65,8 +67,9 @@ void draw_preview(AppState& state, Theme theme) {
     if (!on) return;
     if (state.measuring_host()) {
         wrapped_message(muted_colour(theme),
-                        "Measuring this host's CPU and memory rates for the predictor (about a second, once; "
-                        "the pipeline is stopped meanwhile)...");
+                        "Measuring this host's CPU and memory rates for the predictor (a few seconds; the "
+                        "pipeline is stopped meanwhile). Kept ten minutes: three measurements, and later "
+                        "previews answer at once...");
         return;
     }
     ConfigEditor& editor = state.editor();

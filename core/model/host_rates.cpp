@@ -686,20 +686,48 @@ std::string describe(const HostRates& host) {
 }
 
 namespace {
+
 std::atomic<bool> host_rates_measured{false};
+
+std::mutex source_mutex;
+HostRatesSource& host_rates_source() {
+    static HostRatesSource source{.get = measure_host_rates, .would_measure = [] { return true; }};
+    return source;
+}
+
 }  // namespace
+
+void set_this_host_rates_source(HostRatesSource source) {
+    const std::lock_guard lock(source_mutex);
+    host_rates_source() = std::move(source);
+}
 
 const HostRates& this_host_rates() {
     static const HostRates rates = [] {
-        HostRates measured = measure_host_rates();
+        std::function<HostRates()> get;
+        {
+            const std::lock_guard lock(source_mutex);
+            get = host_rates_source().get;
+        }
+        HostRates figures = get();
         host_rates_measured = true;
-        return measured;
+        return figures;
     }();
     return rates;
 }
 
 bool this_host_rates_measured() {
     return host_rates_measured;
+}
+
+bool this_host_rates_would_measure() {
+    if (host_rates_measured) return false;
+    std::function<bool()> would_measure;
+    {
+        const std::lock_guard lock(source_mutex);
+        would_measure = host_rates_source().would_measure;
+    }
+    return would_measure();
 }
 
 }  // namespace pinscope

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -192,9 +193,21 @@ HostRates measure_host_rates();
 // `cores` is the first measurement's. Empty: the default HostRates.
 HostRates median_of(std::span<const HostRates> measurements);
 
-// measure_host_rates() once per process, on first use; later calls return the same figures.
+// Where this_host_rates() takes its figures from, on first use.
+struct HostRatesSource {
+    std::function<HostRates()> get;
+    std::function<bool()> would_measure;  // whether get() would measure the host now (seconds, cores busy)
+};
+// Sets that source; by default it is measure_host_rates(). pinscope's main sets the measurements kept
+// between invocations (recent_host_rates.h), so that the app's preview, sweeps and advice start from them
+// as `pinscope predict` does. Only before the first this_host_rates(): later it changes nothing.
+void set_this_host_rates_source(HostRatesSource source);
+
+// The source's figures, taken once per process on first use; later calls return the same figures.
 const HostRates& this_host_rates();
 // Whether this_host_rates() has its figures, so that it returns at once (it blocks while measuring).
 bool this_host_rates_measured();
+// Whether this_host_rates() would measure the host (rather than return or read figures at hand).
+bool this_host_rates_would_measure();
 
 }  // namespace pinscope

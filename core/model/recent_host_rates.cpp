@@ -2,9 +2,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -96,26 +99,53 @@ std::optional<KeptRates> kept_rates_from_json(const nlohmann::json& j) {
     return kept;
 }
 
-RecentRates recent_host_rates(const std::filesystem::path& file, const std::string& build, int cores,
-                              double now_unix_s, const std::function<HostRates()>& measure) {
-    // Without a file or a build to key them by, measurements are not kept: this one is the answer.
-    const bool keeping = !file.empty() && !build.empty();
+namespace {
+
+// Without a file or a build to key them by, measurements are not kept.
+bool keeping(const std::filesystem::path& file, const std::string& build) {
+    return !file.empty() && !build.empty();
+}
+
+// `file`'s measurements by `build` on `cores` cores within the last KeptRates::kKeptSeconds.
+KeptRates recent_kept(const std::filesystem::path& file, const std::string& build, int cores,
+                      double now_unix_s) {
     KeptRates kept;
     kept.build = build;
-    if (std::optional<KeptRates> read = keeping ? read_kept(file) : std::nullopt;
+    if (std::optional<KeptRates> read = keeping(file, build) ? read_kept(file) : std::nullopt;
         read && read->build == build)
         for (DatedRates& d : read->measurements) {
             const double age = now_unix_s - d.unix_s;
             if (d.rates.cores == cores && age >= 0 && age <= KeptRates::kKeptSeconds)
                 kept.measurements.push_back(std::move(d));
         }
+    return kept;
+}
+
+double unix_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+int cores_here() {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+size_t recent_measurement_count(const std::filesystem::path& file, const std::string& build, int cores,
+                                double now_unix_s) {
+    return recent_kept(file, build, cores, now_unix_s).measurements.size();
+}
+
+RecentRates recent_host_rates(const std::filesystem::path& file, const std::string& build, int cores,
+                              double now_unix_s, const std::function<HostRates()>& measure) {
+    KeptRates kept = recent_kept(file, build, cores, now_unix_s);
     RecentRates recent;
     if (kept.measurements.size() < KeptRates::kKept) {
         kept.measurements.push_back({now_unix_s, measure()});
         recent.measured_now = true;
     }
     while (kept.measurements.size() > KeptRates::kKept) kept.measurements.erase(kept.measurements.begin());
-    if (recent.measured_now && keeping) recent.kept_error = write_kept(file, kept);
+    if (recent.measured_now && keeping(file, build)) recent.kept_error = write_kept(file, kept);
 
     std::vector<HostRates> rates;
     for (const DatedRates& d : kept.measurements) rates.push_back(d.rates);
@@ -123,6 +153,20 @@ RecentRates recent_host_rates(const std::filesystem::path& file, const std::stri
     recent.measurements = rates.size();
     recent.oldest_age_s = now_unix_s - kept.measurements.front().unix_s;
     return recent;
+}
+
+RecentRates this_program_recent_rates(const std::function<HostRates()>& measure) {
+    return recent_host_rates(default_kept_rates_file(), this_build(), cores_here(), unix_now(), measure);
+}
+
+bool this_program_would_measure() {
+    return recent_measurement_count(default_kept_rates_file(), this_build(), cores_here(), unix_now()) <
+           KeptRates::kKept;
+}
+
+HostRatesSource kept_host_rates_source() {
+    return {.get = [] { return this_program_recent_rates(measure_host_rates).rates; },
+            .would_measure = this_program_would_measure};
 }
 
 std::filesystem::path default_kept_rates_file() {

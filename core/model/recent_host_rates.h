@@ -1,10 +1,11 @@
 #pragma once
 // This host's rates as the median of its last few measurements, kept in a file between processes, for
-// `pinscope predict`: each invocation measured once (5 s on this project's VM) and its answer moved with
-// that one measurement (four invocations a few seconds apart: 10,537 to 11,530 samples/s for the defaults,
-// 35,983 to 46,611 for 16 workers of 3x128x128 batches). The predictor check takes the median of the last
-// three measurements (host_rates.h, median_of); so does this, with the three taken minutes apart by
-// separate invocations, and once it has three recent ones an invocation measures nothing and answers at once.
+// `pinscope predict`, sweeps, advice and the app's preview: each invocation measured once (5 s on this
+// project's VM) and its answer moved with that one measurement (four invocations a few seconds apart:
+// 10,537 to 11,530 samples/s for the defaults, 35,983 to 46,611 for 16 workers of 3x128x128 batches). The
+// predictor check takes the median of the last three measurements (host_rates.h, median_of); so does this,
+// with the three taken minutes apart by separate invocations, and once it has three recent ones an invocation
+// measures nothing and answers at once.
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -53,7 +54,21 @@ struct RecentRates {
 RecentRates recent_host_rates(const std::filesystem::path& file, const std::string& build, int cores,
                               double now_unix_s, const std::function<HostRates()>& measure);
 
-// Where `pinscope predict` keeps its measurements: $XDG_CACHE_HOME/pinscope/host-rates.json, or
+// How many measurements recent_host_rates() would take the median of now, before measuring: where that
+// is KeptRates::kKept, it would measure nothing.
+size_t recent_measurement_count(const std::filesystem::path& file, const std::string& build, int cores,
+                                double now_unix_s);
+
+// recent_host_rates() for this program: default_kept_rates_file(), this_build(), this host's cores and
+// the clock now.
+RecentRates this_program_recent_rates(const std::function<HostRates()>& measure);
+// Whether this_program_recent_rates() would measure now (fewer than KeptRates::kKept recent ones kept).
+bool this_program_would_measure();
+// this_program_recent_rates() as this_host_rates()'s source (host_rates.h): what pinscope's main sets, so
+// that every command and the app answer on the kept measurements, and keep theirs.
+HostRatesSource kept_host_rates_source();
+
+// Where pinscope keeps its measurements: $XDG_CACHE_HOME/pinscope/host-rates.json, or
 // ~/.cache/pinscope/host-rates.json; empty where neither is set to an absolute path.
 std::filesystem::path default_kept_rates_file();
 // What changes with each build of the running executable: its path and modification time (empty where

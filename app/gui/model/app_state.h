@@ -76,8 +76,9 @@ class AppState {
     const std::string& apply_error() const { return apply_error_; }
 
     // Preview before applying (live only): edits wait in the draft for editor().apply_edits() while
-    // preview() says what they would change. The first time in a process the live pipeline stops for
-    // about a second while the predictor measures this host, and starts again after.
+    // preview() says what they would change. The first time in a process, unless three recent
+    // measurements of this host are kept (core/model/recent_host_rates.h), the live pipeline stops for a
+    // few seconds while the predictor measures the host once more, and starts again after.
     void set_previewing(bool on);
     bool previewing() const { return editor_.previewing(); }
     PredictionPreview& preview() { return preview_; }

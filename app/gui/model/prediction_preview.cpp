@@ -21,6 +21,7 @@ constexpr double kSteadySeconds = 60;
 PredictionPreview::Model PredictionPreview::pipeline_model() {
     return {.ready = [] { return this_host_rates_measured(); },
             .get_ready = [] { this_host_rates(); },
+            .would_measure = [] { return this_host_rates_would_measure(); },
             .predict =
                 [](const PipelineConfig& config) {
                     PipelineConfig steady = config;
@@ -37,6 +38,10 @@ PredictionPreview::~PredictionPreview() {
 
 bool PredictionPreview::prepare() {
     if (model_.ready() || getting_ready_.valid()) return false;
+    if (model_.would_measure && !model_.would_measure()) {  // kept figures: a file read, milliseconds
+        model_.get_ready();
+        return false;
+    }
     getting_ready_ = std::async(std::launch::async, model_.get_ready);
     return true;
 }

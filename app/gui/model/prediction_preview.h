@@ -2,9 +2,10 @@
 // The Controls' preview of an edit: what the predictor (core/model/predict.h) says the config that runs
 // and the edited draft will measure, so that a slider's effect shows before it is applied.
 //
-// The predictor needs this host's rates, measured once per process (about a second, both cores busy).
-// That runs on a thread of its own, and the owner (AppState) stops the live pipeline meanwhile, so the
-// figures are the host's and not what the pipeline leaves of it.
+// The predictor needs this host's rates: the median of the measurements kept from the last ten minutes
+// (core/model/recent_host_rates.h), read at once where three are kept, else measured once more (a few
+// seconds, both cores busy). A measurement runs on a thread of its own, and the owner (AppState) stops the
+// live pipeline meanwhile, so the figures are the host's and not what the pipeline leaves of it.
 #include <cstddef>
 #include <functional>
 #include <future>
@@ -22,6 +23,9 @@ class PredictionPreview {
     struct Model {
         std::function<bool()> ready;      // the predictor can run at once
         std::function<void()> get_ready;  // makes it so; may take a while, so it runs on its own thread
+        // Whether get_ready() would measure the host; where it would not (the figures are at hand), it
+        // runs at once, and nothing has to stop. Empty: it would.
+        std::function<bool()> would_measure;
         // What a config measures, nullopt where the model does not apply; about 0.1 ms once ready.
         std::function<std::optional<Metrics>(const PipelineConfig&)> predict;
     };
@@ -33,8 +37,8 @@ class PredictionPreview {
     PredictionPreview(const PredictionPreview&) = delete;
     PredictionPreview& operator=(const PredictionPreview&) = delete;
 
-    // Starts readying the predictor unless it is ready or on its way: true when it started now, and the
-    // owner should keep the host quiet until preparing() turns false.
+    // Readies the predictor unless it is ready or on its way: at once where that measures nothing, else
+    // on a thread, and then true: the owner should keep the host quiet until preparing() turns false.
     bool prepare();
     bool preparing();
     bool ready() const { return model_.ready(); }
