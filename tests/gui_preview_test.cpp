@@ -52,11 +52,13 @@ TEST_CASE("the preview has nothing before its model is ready, then asks it once 
                                        ++readied;
                                        ready = true;
                                    },
+                               .would_measure = [] { return true; },
                                .predict =
-                                   [&](const PipelineConfig& config) {
+                                   [&](const PipelineConfig& config, double others) {
                                        ++asked;
                                        Metrics m;
-                                       m.samples_per_s = 1000.0 * config.num_workers;
+                                       m.samples_per_s =
+                                           1000.0 * config.num_workers * (2 - others) / 2;  // 2 cores
                                        return std::optional(m);
                                    }});
     PipelineConfig two, four;
@@ -73,6 +75,19 @@ TEST_CASE("the preview has nothing before its model is ready, then asks it once 
         CHECK(preview.predicted(four)->samples_per_s == 4000);
     }
     CHECK(asked == 2);
+
+    // Other work on the machine (the app's frames) takes cores: predictions are asked again with it, but
+    // only once it moves by a tenth of a core.
+    preview.set_others(0.5);
+    CHECK(preview.others() == 0.5);
+    CHECK(preview.predicted(two)->samples_per_s == 1500);
+    CHECK(asked == 3);
+    preview.set_others(0.52);
+    CHECK(preview.predicted(two)->samples_per_s == 1500);
+    CHECK(asked == 3);
+    preview.set_others(1.2);
+    CHECK(preview.predicted(two)->samples_per_s == doctest::Approx(800));
+    CHECK(asked == 4);
 }
 
 // Where the host's rates are kept from earlier invocations (core/model/recent_host_rates.h), readying the
@@ -80,14 +95,15 @@ TEST_CASE("the preview has nothing before its model is ready, then asks it once 
 TEST_CASE("a preview whose model has its figures at hand readies at once, with nothing to stop") {
     bool ready = false;
     int readied = 0;
-    PredictionPreview preview({.ready = [&] { return ready; },
-                               .get_ready =
-                                   [&] {
-                                       ++readied;
-                                       ready = true;
-                                   },
-                               .would_measure = [] { return false; },
-                               .predict = [](const PipelineConfig&) { return std::optional(Metrics{}); }});
+    PredictionPreview preview(
+        {.ready = [&] { return ready; },
+         .get_ready =
+             [&] {
+                 ++readied;
+                 ready = true;
+             },
+         .would_measure = [] { return false; },
+         .predict = [](const PipelineConfig&, double) { return std::optional(Metrics{}); }});
     CHECK_FALSE(preview.prepare());  // the owner keeps the pipeline running
     CHECK(readied == 1);             // read on this thread, before prepare() returned
     CHECK_FALSE(preview.preparing());
@@ -101,8 +117,9 @@ TEST_CASE("hovering a slider shows the predicted samples/s across its range, wit
     int asked = 0;
     PredictionPreview preview({.ready = [] { return true; },
                                .get_ready = [] {},
+                               .would_measure = [] { return false; },
                                .predict =
-                                   [&](const PipelineConfig& config) {
+                                   [&](const PipelineConfig& config, double) {
                                        ++asked;
                                        Metrics m;
                                        m.samples_per_s = 1000.0 * std::min<int64_t>(config.num_workers, 6);

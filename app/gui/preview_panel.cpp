@@ -13,6 +13,7 @@
 #include "app/gui/ui_style.h"
 #include "core/config/knobs.h"
 #include "core/lab/sweep.h"
+#include "core/model/host_rates.h"
 #include "core/units/units.h"
 
 namespace pinscope::gui {
@@ -58,6 +59,17 @@ void predictions(const Metrics& now, const Metrics& edited) {
     ImGui::EndTable();
 }
 
+// Where the app's frames and other programs take a share of the cores, the predictions leave it to them
+// (core/pipeline/other_cpu_load.h): say so, as a run on a quiet machine would go faster than they say.
+void others_note(double others, Theme theme) {
+    if (others < 0.1) return;
+    const HostRates& host = this_host_rates();  // ready: the predictions above ran on it
+    wrapped_message(muted_colour(theme),
+                    fmt::format("Predicted with the {:.1f} of this machine's {} cores that the app's "
+                                "drawing and other programs leave the pipeline now (they take {:.1f}).",
+                                host.leaving(others).usable_cores(), host.cores, others));
+}
+
 }  // namespace
 
 void draw_preview(AppState& state, Theme theme) {
@@ -86,8 +98,10 @@ void draw_preview(AppState& state, Theme theme) {
                         "The predictor models the simulated GPU, and this pipeline runs on a real one: edits "
                         "wait for Apply, without a prediction.");
     } else if (!edits.empty() && editor.validation().ok()) {
-        if (const std::optional<Metrics> edited = state.preview().predicted(editor.draft()))
+        if (const std::optional<Metrics> edited = state.preview().predicted(editor.draft())) {
             predictions(*now, *edited);
+            others_note(state.preview().others(), theme);
+        }
     }
     ImGui::BeginDisabled(!editor.has_edits());
     if (ImGui::Button("Apply edits")) editor.apply_edits();

@@ -63,6 +63,15 @@ struct HostRates {
     double usable_cores() const {
         return cores_available > 0 ? std::min(cores_available, static_cast<double>(cores)) : cores;
     }
+    // These rates with `others` cores' worth of the machine busy with other work (the app's frames, other
+    // programs: other_cpu_load.h): what they leave, where that is less than was measured available, and
+    // a quarter of a core at least.
+    HostRates leaving(double others) const {
+        HostRates left = *this;
+        left.cores_available = std::max(kFewestCores, std::min(usable_cores(), cores - others));
+        return left;
+    }
+    static constexpr double kFewestCores = 0.25;
     // Workers' convert, per output (float32) byte: samples under 256 KiB use plain stores, larger ones
     // streaming stores (dataset.cpp); indexed by the batch's bytes. Measured into pool buffers taken in
     // turn, as workers fill them.

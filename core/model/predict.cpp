@@ -267,16 +267,30 @@ Metrics predict(const PipelineConfig& given, const Calibration& calibration, con
     return metrics_of(total, config);
 }
 
-Metrics predict(const PipelineConfig& config) {
+namespace {
+
+Metrics predict_on(const PipelineConfig& config, const HostRates& host) {
     // An image folder's samples cost what decoding its files costs here: measured, then modelled as CPU work.
-    return predict(with_measured_sample_cost(config), calibration_for(config), this_host_rates());
+    return predict(with_measured_sample_cost(config), calibration_for(config), host);
+}
+
+}  // namespace
+
+Metrics predict(const PipelineConfig& config) {
+    return predict_on(config, this_host_rates());
 }
 
 std::optional<Metrics> predict_if_modelled(const PipelineConfig& config) {
+    // Not modelled: no need to measure the host (this_host_rates()) to say so.
+    if (config.device == DeviceChoice::cuda || config.naive_benchmark) return std::nullopt;
+    return predict_if_modelled(config, this_host_rates());
+}
+
+std::optional<Metrics> predict_if_modelled(const PipelineConfig& config, const HostRates& host) {
     // A naive benchmark is one cold copy, not a pipeline with a steady state.
     if (config.device == DeviceChoice::cuda || config.naive_benchmark) return std::nullopt;
     try {
-        return predict(config);
+        return predict_on(config, host);
     } catch (const CalibrationError&) {
         return std::nullopt;
     } catch (const std::invalid_argument&) {  // an image folder that cannot be used: the run says why

@@ -23,6 +23,8 @@ Metrics predict(const PipelineConfig& config);
 // benchmark (one cold copy, no steady state), or with a calibration file that cannot be read (the run
 // itself says what is wrong with the file).
 std::optional<Metrics> predict_if_modelled(const PipelineConfig& config);
+// The same on `host`'s rates instead of this_host_rates() (the app's preview: what its frames leave).
+std::optional<Metrics> predict_if_modelled(const PipelineConfig& config, const HostRates& host);
 // Its samples/s: what sweeps show before each run.
 std::optional<double> predicted_samples_per_s(const PipelineConfig& config);
 

@@ -142,6 +142,11 @@ void AppState::tick(TimeNs now, std::optional<TimeNs> view_start) {
     if (stopped_for_measure_ && !preview_.preparing()) {
         stopped_for_measure_ = false;
         apply_error_ = live_->apply(editor_.applied());  // starts again with what ran
+        others_.restart();  // the measurement's own threads were the "others" of that window
+    }
+    if (!stopped_for_measure_) {
+        others_.sample();
+        if (others_.cores()) preview_.set_others(*others_.cores());
     }
     if (!stopped_for_measure_)
         if (std::optional<PipelineConfig> change = editor_.take_change())

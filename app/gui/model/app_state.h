@@ -17,6 +17,7 @@
 #include "app/gui/model/prediction_preview.h"
 #include "app/gui/model/recording.h"
 #include "core/io/capture.h"
+#include "core/pipeline/other_cpu_load.h"
 
 namespace pinscope::gui {
 
@@ -116,6 +117,9 @@ class AppState {
     std::string apply_error_;
     PredictionPreview preview_;
     bool stopped_for_measure_ = false;
+    // What the app's frames and other programs take of the cores, for the preview's predictions: read in
+    // every tick of a live run (at most once a window), but while the host is being measured.
+    OtherCpuLoad others_;
     MetricsHistory history_;
     std::unique_ptr<Recording> recording_;
 };

@@ -23,10 +23,10 @@ PredictionPreview::Model PredictionPreview::pipeline_model() {
             .get_ready = [] { this_host_rates(); },
             .would_measure = [] { return this_host_rates_would_measure(); },
             .predict =
-                [](const PipelineConfig& config) {
+                [](const PipelineConfig& config, double others) {
                     PipelineConfig steady = config;
                     if (steady.seconds <= 0 && steady.batches <= 0) steady.seconds = kSteadySeconds;
-                    return predict_if_modelled(steady);
+                    return predict_if_modelled(steady, this_host_rates().leaving(others));
                 }};
 }
 
@@ -53,6 +53,14 @@ bool PredictionPreview::preparing() {
     return false;
 }
 
+void PredictionPreview::set_others(double cores) {
+    const double held = std::round(std::max(0.0, cores) * 10) / 10;
+    if (held == others_) return;
+    others_ = held;
+    kept_.clear();
+    curve_base_.reset();
+}
+
 std::optional<Metrics> PredictionPreview::predicted(const PipelineConfig& config) {
     if (!model_.ready()) return std::nullopt;
     auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const Kept& k) { return k.config == config; });
@@ -61,7 +69,7 @@ std::optional<Metrics> PredictionPreview::predicted(const PipelineConfig& config
         return kept_.back().metrics;
     }
     if (kept_.size() == kKept) kept_.erase(kept_.begin());
-    kept_.push_back({config, model_.predict(config)});
+    kept_.push_back({config, model_.predict(config, others_)});
     return kept_.back().metrics;
 }
 
@@ -111,7 +119,7 @@ const PredictionPreview::Curve* PredictionPreview::curve(const PipelineConfig& b
         knob.set(config, knob.type == KnobType::integer ? nlohmann::json(static_cast<int64_t>(v))
                                                         : nlohmann::json(v));
         std::optional<Metrics> m;
-        if (validate(config).ok()) m = model_.predict(config);
+        if (validate(config).ok()) m = model_.predict(config, others_);
         curve_.samples_per_s.push_back(m ? m->samples_per_s : std::nan(""));
         if (std::abs(v - at) < std::abs(curve_.values[curve_.nearest] - at)) curve_.nearest = i;
     }

@@ -26,8 +26,9 @@ class PredictionPreview {
         // Whether get_ready() would measure the host; where it would not (the figures are at hand), it
         // runs at once, and nothing has to stop. Empty: it would.
         std::function<bool()> would_measure;
-        // What a config measures, nullopt where the model does not apply; about 0.1 ms once ready.
-        std::function<std::optional<Metrics>(const PipelineConfig&)> predict;
+        // What a config measures with `others` cores' worth of the machine busy with other work (the
+        // app's frames, other programs), nullopt where the model does not apply; about 0.1 ms once ready.
+        std::function<std::optional<Metrics>(const PipelineConfig&, double others)> predict;
     };
     // core/model's predictor on this host's rates, for the steady state a live run shows.
     static Model pipeline_model();
@@ -42,6 +43,12 @@ class PredictionPreview {
     bool prepare();
     bool preparing();
     bool ready() const { return model_.ready(); }
+
+    // The cores' worth of this machine that other work takes now (core/pipeline/other_cpu_load.h): the
+    // predictions leave it to that work. Held to a tenth of a core, so that predictions are asked again
+    // only when it moves by that much.
+    void set_others(double cores);
+    double others() const { return others_; }
 
     // What `config` will measure: nullopt until ready, and where the model does not apply (a real GPU).
     // The last few configs asked for are kept, so asking again in every frame costs nothing.
@@ -68,6 +75,7 @@ class PredictionPreview {
 
     Model model_;
     std::future<void> getting_ready_;
+    double others_ = 0;
     std::vector<Kept> kept_;  // newest last
     std::optional<PipelineConfig> curve_base_;
     Curve curve_;
