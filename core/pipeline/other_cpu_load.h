@@ -2,8 +2,10 @@
 // How many cores' worth of this machine's CPU goes to anything but this process's pipeline threads: the
 // app's own drawing, the display server, other programs. The predictor's host rates are measured with the
 // pipeline stopped and nothing drawn (host_rates.h); a live pipeline in the app shares the cores with the
-// app's frames, which on this project's 2-core virtual machine (software OpenGL) take 1.2 cores of the 2,
-// and the preview predicts with what that leaves (app/gui/model/prediction_preview.h).
+// app's frames, which on this project's 2-core virtual machine (software OpenGL) took 1.0 to 1.7 of the 2,
+// and the preview predicts with what that leaves (app/gui/model/prediction_preview.h). The simulated GPU's
+// thread and the span collector are no PipelineThreads: they count among the others (the app's threads
+// other than the pipeline's took 10% of a core there, the GUI thread's own frames included).
 #include <optional>
 #include <string_view>
 
