@@ -608,9 +608,13 @@ constexpr ConvertCurve kConvertCurves[] = {
 
 }  // namespace
 
+int cores_of_this_host() {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 HostRates measure_host_rates() {
     HostRates rates;
-    rates.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    rates.cores = cores_of_this_host();
     rates.per_sample_ns = per_sample_ns();
     ConvertBuffers into;
     const int bus_measured_by = HostRates::bus_threads_measured(rates.cores);

@@ -195,6 +195,8 @@ std::string describe(const HostRates& host);
 
 // Measures this host (4 to 5 s on this project's 2-core VM, both cores busy much of it).
 HostRates measure_host_rates();
+// The cores a measurement of this host records in HostRates::cores (at least 1).
+int cores_of_this_host();
 // Each figure's median over several measurements (the middle one of three). A virtual machine's rates swing
 // from one second to the next (on this project's 2-core VM, convert 12 to 25 GB/s and memcpy 8 to 21 in six
 // measurements of one process a few seconds apart) while a run of a few seconds averages over the swings:

@@ -2,12 +2,10 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <system_error>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -125,10 +123,6 @@ double unix_now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-int cores_here() {
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 }  // namespace
 
 size_t recent_measurement_count(const std::filesystem::path& file, const std::string& build, int cores,
@@ -156,12 +150,13 @@ RecentRates recent_host_rates(const std::filesystem::path& file, const std::stri
 }
 
 RecentRates this_program_recent_rates(const std::function<HostRates()>& measure) {
-    return recent_host_rates(default_kept_rates_file(), this_build(), cores_here(), unix_now(), measure);
+    return recent_host_rates(default_kept_rates_file(), this_build(), cores_of_this_host(), unix_now(),
+                             measure);
 }
 
 bool this_program_would_measure() {
-    return recent_measurement_count(default_kept_rates_file(), this_build(), cores_here(), unix_now()) <
-           KeptRates::kKept;
+    return recent_measurement_count(default_kept_rates_file(), this_build(), cores_of_this_host(),
+                                    unix_now()) < KeptRates::kKept;
 }
 
 HostRatesSource kept_host_rates_source() {
