@@ -1,7 +1,6 @@
 #include "core/pipeline/pipeline_thread.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #include <mutex>
 #include <unordered_map>
@@ -23,12 +22,6 @@ CpuAccount& cpu_account() {
     return account;
 }
 
-TimeNs read_clock(clockid_t clock) {
-    timespec t{};
-    if (clock_gettime(clock, &t) != 0) return 0;
-    return static_cast<TimeNs>(t.tv_sec) * kNsPerS + t.tv_nsec;
-}
-
 }  // namespace
 
 int live_pipeline_threads() {
@@ -39,7 +32,7 @@ TimeNs pipeline_threads_cpu_ns() {
     CpuAccount& account = cpu_account();
     const std::lock_guard lock(account.mutex);
     TimeNs total = account.finished_ns;
-    for (const auto& [thread, clock] : account.running) total += read_clock(clock);
+    for (const auto& [thread, clock] : account.running) total += cpu_clock_ns(clock);
     return total;
 }
 

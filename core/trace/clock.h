@@ -46,12 +46,18 @@ class OnCoreClock {
     TimeNs last_;
 };
 
+// The CPU time (user and system) that `clock` counts (a thread's, from pthread_getcpuclockid); 0 for a
+// clock that cannot be read, such as one of a thread that has exited.
+inline TimeNs cpu_clock_ns(clockid_t clock) {
+    timespec t{};
+    if (clock_gettime(clock, &t) != 0) return 0;
+    return static_cast<TimeNs>(t.tv_sec) * kNsPerS + t.tv_nsec;
+}
+
 // The CPU time the calling thread has run (user and system), where the wall clock also counts the time
 // it waited for a core: what a decode costs, or a GUI frame. A system call, unlike now_ns().
 inline TimeNs thread_cpu_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<TimeNs>(t.tv_sec) * kNsPerS + t.tv_nsec;
+    return cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 }  // namespace pinscope

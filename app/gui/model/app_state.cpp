@@ -147,10 +147,9 @@ void AppState::tick(TimeNs now, std::optional<TimeNs> view_start) {
     if (!stopped_for_measure_) {
         others_.sample();
         if (others_.cores()) preview_.set_others(*others_.cores());
-    }
-    if (!stopped_for_measure_)
         if (std::optional<PipelineConfig> change = editor_.take_change())
             apply_error_ = live_->apply(*change);
+    }
     live_->refresh();
     frame_.emplace(live_->read());
     history_ = live_->history();
