@@ -15,6 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_words.h"
+#include "app/cli/predictor_figures.h"
+#include "app/cli/predictor_replay.h"
+#include "app/cli/usage_error.h"
 #include "run_binary.h"
 #include "scratch.h"
 #include "tests/knob_values.h"
@@ -520,6 +523,121 @@ TEST_CASE(
         CHECK(c["again_samples_per_s"].get<double>() >= 0);
         CHECK(c["predicted_samples_per_s"].get<double>() >= 0);
     }
+}
+
+TEST_CASE("bench --predictor-replay predicts a stored check's runs again, on rates it can keep") {
+    const std::filesystem::path check = temp_path("pinscope_replay_check.json");
+    const std::filesystem::path rates = temp_path("pinscope_replay_rates.json");
+    std::filesystem::remove(rates);
+    const Result ran = run_pinscope("bench --predictor-check 3 --seed 7 --seconds 0.2 --json");
+    CAPTURE(ran.err);
+    REQUIRE(ran.exit_code == 0);
+    std::ofstream(check) << ran.out;
+    const nlohmann::json stored = nlohmann::json::parse(ran.out);
+
+    const std::string replay =
+        "bench --predictor-replay " + check.string() + " --host-rates " + rates.string();
+    const Result first = run_pinscope(replay + " --json");
+    CAPTURE(first.err);
+    REQUIRE(first.exit_code == 0);
+    REQUIRE(std::filesystem::exists(rates));  // measured, and kept for the next replay
+    const std::string kept = slurp(rates);
+    const nlohmann::json j = nlohmann::json::parse(first.out);
+    const nlohmann::json& summary = j["predictor_replay"];
+    CHECK(summary["configs"] == 3);
+    REQUIRE(j["configs"].size() == 3);
+    // "Then" is the file's own predictions against its runs.
+    int within_then = 0;
+    for (size_t i = 0; i < 3; ++i) {
+        const nlohmann::json& c = j["configs"][i];
+        const nlohmann::json& s = stored["configs"][i];
+        CHECK(c["knobs"] == s["knobs"]);
+        CHECK(c["measured_samples_per_s"] == s["measured_samples_per_s"]);
+        CHECK(c["predicted_then"] == s["predicted_samples_per_s"]);
+        CHECK(c["predicted_now"].get<double>() >= 0);
+        within_then += std::abs(relative_error(s["predicted_samples_per_s"].get<double>(),
+                                               s["measured_samples_per_s"].get<double>())) <= 0.10;
+    }
+    CHECK(summary["within_10pct_then"] == within_then);
+    CHECK(summary["within_10pct_now"].get<int>() <= summary["within_25pct_now"].get<int>());
+    CHECK(summary["files"].size() == 1);
+    CHECK(summary["files"][0]["ran_on_other_cores"] == false);  // the check ran here
+
+    // Again on the kept rates: the same predictions to the last digit, and the kept file untouched.
+    const Result second = run_pinscope(replay + " --json");
+    REQUIRE(second.exit_code == 0);
+    const nlohmann::json again = nlohmann::json::parse(second.out);
+    for (size_t i = 0; i < 3; ++i)
+        CHECK(again["configs"][i]["predicted_now"] == j["configs"][i]["predicted_now"]);
+    CHECK(slurp(rates) == kept);
+
+    // The text report names the file and the counts.
+    const Result text = run_pinscope(replay);
+    REQUIRE(text.exit_code == 0);
+    CHECK(text.out.find(check.string() + " (seed 7, 3 configs") != std::string::npos);
+    CHECK(text.out.find("then,") != std::string::npos);
+}
+
+TEST_CASE("bench --predictor-replay refuses what is not a check this build can draw again") {
+    const std::filesystem::path file = temp_path("pinscope_replay_bad.json");
+    const std::filesystem::path rates = temp_path("pinscope_replay_not_rates.json");
+    std::ofstream(rates) << "{\"build\": \"x\"}";
+    const auto refused = [&](const std::string& content, const std::string& expected,
+                             const std::string& more = "") {
+        std::ofstream(file) << content;
+        const Result r = run_pinscope("bench --predictor-replay " + file.string() + more);
+        CAPTURE(content);
+        CAPTURE(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(lines(r.err) == 1);
+        CHECK(r.err.find(expected) != std::string::npos);
+    };
+    refused("{\"predictor_check\": ", "not JSON");
+    refused("[1, 2]", "not a predictor check's results");
+    refused(R"({"predictor_check": {"seed": 7, "configs": 1}, "configs": [{}]})", "no number \"seconds\"");
+    refused(R"({"predictor_check": {"seed": 7, "configs": 2, "seconds": 1}, "configs": [{}]})",
+            "do not describe the 1 results");
+    refused(
+        R"({"predictor_check": {"seed": 7, "configs": 1, "seconds": 1}, "configs": [{"knobs": "num_workers=3"}]})",
+        "config #0: seed 7 draws");
+    const std::string drawn = knobs_of(
+        read_stored_check(std::string(PINSCOPE_SOURCE_DIR) + "/assets/predictor-runs/seed-3030-vm.json")
+            .runs[0]
+            .config);
+    refused(R"({"predictor_check": {"seed": 3030, "configs": 1, "seconds": 2}, "configs": [{"knobs": ")" +
+                drawn + R"("}]})",
+            "no number \"measured_samples_per_s\"");
+    refused(R"({"predictor_check": {"seed": 3030, "configs": 1, "seconds": 2}, "configs": [{"knobs": ")" +
+                drawn + R"(", "measured_samples_per_s": 1, "predicted_samples_per_s": 1}]})",
+            "--host-rates " + rates.string() + ": not host rates", " --host-rates " + rates.string());
+    const Result missing = run_pinscope("bench --predictor-replay /nonexistent/check.json");
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err.find("/nonexistent/check.json: cannot be read") != std::string::npos);
+    const Result alone = run_pinscope("bench --host-rates " + rates.string());
+    CHECK(alone.exit_code == 2);
+    CHECK(alone.err.find("--host-rates goes with --predictor-replay") != std::string::npos);
+}
+
+TEST_CASE("the stored predictor runs are drawn the same by this build, so a model change can replay them") {
+    // Changing the random configs leaves every file in assets/predictor-runs/ about configs nobody draws
+    // any more: this fails first, and says which.
+    int files = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(PINSCOPE_SOURCE_DIR) + "/assets/predictor-runs")) {
+        if (entry.path().extension() != ".json") continue;
+        CAPTURE(entry.path());
+        StoredCheck check;
+        try {
+            check = read_stored_check(entry.path().string());
+        } catch (const UsageError& e) {
+            FAIL(e.what());
+        }
+        ++files;
+        CHECK(check.runs.size() >= 75);
+        CHECK((check.cores == 2 || check.cores == 16));
+        for (const StoredRun& run : check.runs) CHECK(run.measured >= 0);
+    }
+    CHECK(files >= 20);
 }
 
 TEST_CASE("bench --predictor-check --passes judges each config on the medians of its passes") {

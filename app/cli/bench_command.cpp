@@ -15,6 +15,7 @@
 #include "app/cli/deadline_bench.h"
 #include "app/cli/predict_bench.h"
 #include "app/cli/predictor_check.h"
+#include "app/cli/predictor_replay.h"
 #include "app/cli/run_command.h"
 #include "app/cli/usage_error.h"
 #include "core/pipeline/session.h"
@@ -110,13 +111,27 @@ Command add_bench_command(CLI::App& app) {
            "and print how far a config's runs a pass apart agree")
         ->check(CLI::Range(1, 9))
         ->capture_default_str();
+    auto replay = std::make_shared<std::vector<std::string>>();
+    cmd->add_option("--predictor-replay", *replay,
+                    "Instead: predict again the runs these files of `--predictor-check N --json` hold (their "
+                    "configs drawn again from their seeds, not run) and print how many come within 10% and "
+                    "25%, then and now")
+        ->option_text("FILE...");
+    auto host_rates = std::make_shared<std::string>();
+    cmd->add_option(
+           "--host-rates", *host_rates,
+           "With --predictor-replay: predict on the host rates kept in this file, or measure them and "
+           "write them there when it does not exist (two builds then meet the same rates)")
+        ->option_text("FILE");
     auto deadlines = std::make_shared<bool>(false);
     cmd->add_flag(
         "--deadlines", *deadlines,
         "Instead: how far past its seconds, or stop(), a run ends whose work would take far longer");
     return {
         cmd, [seconds, json, captures, folder, open_capture, keep, predict, deadlines, profiler_trace, check,
-              seed, repeat, passes] {
+              seed, repeat, passes, replay, host_rates] {
+            if (!replay->empty()) return run_predictor_replay(*replay, *host_rates, *json);
+            if (!host_rates->empty()) throw UsageError("--host-rates goes with --predictor-replay.");
             if (*check > 0) return run_predictor_check(*check, *seed, *seconds, *repeat, *passes, *json);
             if (*predict) return run_predict_bench(*json);
             if (*deadlines) return run_deadline_bench(*json);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/predictor_figures.h"
 #include "app/cli/usage_error.h"
 #include "core/config/knobs.h"
 #include "core/device/median.h"
@@ -24,13 +25,6 @@ namespace {
 // The host's rates are measured again every this many configs: a virtual machine's drift within minutes.
 constexpr int kRatesEvery = 10;
 constexpr size_t kRatesKept = 3;
-
-// `value` against `reference`, as a fraction: +0.1 for 10% over. A reference of 0 (a run that finished
-// no batch) gives infinity for any value above it, and 0 for a value of 0 too.
-double relative_error(double value, double reference) {
-    if (reference > 0) return value / reference - 1;
-    return value > 0 ? INFINITY : 0;
-}
 
 // What the check compares, over the passes: each figure's median on its own (of an even count of passes,
 // the upper middle one, as median.h takes it).
@@ -72,38 +66,6 @@ struct Checked {
     double stall_error() const { return predicted.stall - measured.stall; }
     double busy_error() const { return predicted.gpu_busy - measured.gpu_busy; }
 };
-
-// "num_workers=8 batch_size=32 ...": the knobs a config sets away from the defaults.
-std::string knobs_of(const PipelineConfig& config) {
-    PipelineConfig defaults;
-    defaults.device = config.device;
-    std::string text;
-    defaults.seconds = config.seconds;
-    for (const KnobDifference& d : knob_differences(defaults, config))
-        text += fmt::format("{}{}={}", text.empty() ? "" : " ", d.knob->key, d.b);
-    return text.empty() ? "(the defaults)" : text;
-}
-
-// "+12.3%", or "no batch" for a run that finished none in its seconds where some were predicted (its
-// error has no size: it counts as a miss, and sorts first among the worst).
-std::string error_text(double error) {
-    return std::isfinite(error) ? fmt::format("{:+.1f}%", 100 * error) : "no batch";
-}
-
-double share_within(const std::vector<double>& values, double bound) {
-    const auto n =
-        std::count_if(values.begin(), values.end(), [&](double v) { return std::abs(v) <= bound; });
-    return values.empty() ? 0 : static_cast<double>(n) / static_cast<double>(values.size());
-}
-
-// Nearest rank, of the absolute values.
-double percentile_abs(std::vector<double> values, double p) {
-    if (values.empty()) return 0;
-    for (double& v : values) v = std::abs(v);
-    std::sort(values.begin(), values.end());
-    const size_t rank = static_cast<size_t>(std::ceil(p / 100 * static_cast<double>(values.size())));
-    return values[std::max<size_t>(rank, 1) - 1];
-}
 
 }  // namespace
 
@@ -175,6 +137,7 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
         {"seed", seed},
         {"seconds", seconds},
         {"passes", passes},
+        {"cores", host.cores},  // what --predictor-replay tells another host's runs by
         {"samples_per_s_within_10pct", share_within(errors, 0.10)},
         {"samples_per_s_within_25pct", share_within(errors, 0.25)},
         {"stall_within_0.1", share_within(stalls, 0.10)},
