@@ -595,6 +595,8 @@ TEST_CASE("bench --predictor-replay refuses what is not a check this build can d
     refused("{\"predictor_check\": ", "not JSON");
     refused("[1, 2]", "not a predictor check's results");
     refused(R"({"predictor_check": {"seed": 7, "configs": 1}, "configs": [{}]})", "no number \"seconds\"");
+    refused(R"({"predictor_check": {"seed": -7, "configs": 1, "seconds": 1}, "configs": [{}]})",
+            "seed -7 is not one `--seed` takes");
     refused(R"({"predictor_check": {"seed": 7, "configs": 2, "seconds": 1}, "configs": [{}]})",
             "do not describe the 1 results");
     refused(
@@ -610,6 +612,11 @@ TEST_CASE("bench --predictor-replay refuses what is not a check this build can d
     refused(R"({"predictor_check": {"seed": 3030, "configs": 1, "seconds": 2}, "configs": [{"knobs": ")" +
                 drawn + R"(", "measured_samples_per_s": 1, "predicted_samples_per_s": 1}]})",
             "--host-rates " + rates.string() + ": not host rates", " --host-rates " + rates.string());
+    // A rates file that cannot be written is refused before the host is measured.
+    refused(R"({"predictor_check": {"seed": 3030, "configs": 1, "seconds": 2}, "configs": [{"knobs": ")" +
+                drawn + R"(", "measured_samples_per_s": 1, "predicted_samples_per_s": 1}]})",
+            "--host-rates /nonexistent/rates.json: cannot be written",
+            " --host-rates /nonexistent/rates.json");
     const Result missing = run_pinscope("bench --predictor-replay /nonexistent/check.json");
     CHECK(missing.exit_code == 2);
     CHECK(missing.err.find("/nonexistent/check.json: cannot be read") != std::string::npos);

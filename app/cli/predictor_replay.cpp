@@ -19,6 +19,8 @@
 namespace pinscope {
 namespace {
 
+constexpr double kMostConfigs = 100000;  // what `--predictor-check N` allows
+
 // One stored run, and the model's prediction of it then (in the file) and now.
 struct Replayed {
     const StoredCheck* check = nullptr;
@@ -65,6 +67,16 @@ HostRates replay_rates(const std::string& file) {
         for (const DatedRates& d : kept->measurements) each.push_back(d.rates);
         return median_of(each);
     }
+    // Opened before measuring: a file that cannot be written says so at once, not after 15 s of measuring.
+    std::ofstream out;
+    if (!file.empty()) {
+        out.open(file);
+        if (!out)
+            throw UsageError(
+                fmt::format("--host-rates {}: cannot be written; name a file in a folder "
+                            "that exists and is writable.",
+                            file));
+    }
     KeptRates kept;
     kept.build = this_build();
     std::vector<HostRates> each;
@@ -72,9 +84,9 @@ HostRates replay_rates(const std::string& file) {
         each.push_back(measure_host_rates());
         kept.measurements.push_back({0, each.back()});
     }
-    if (!file.empty()) {
-        std::ofstream out(file);
+    if (out.is_open()) {
         out << kept_rates_to_json(kept).dump() << '\n';
+        out.close();
         if (!out) throw UsageError(fmt::format("--host-rates {}: cannot be written.", file));
     }
     return median_of(each);
@@ -125,16 +137,16 @@ StoredCheck read_stored_check(const std::string& file) {
     const nlohmann::json& summary = j["predictor_check"];
     StoredCheck check;
     check.file = file;
-    const double seed = number_at(summary, "seed", file);
+    number_at(summary, "seed", file);
+    if (!summary["seed"].is_number_unsigned())  // a seed the check can be given: 0 to 2^64 - 1, whole
+        throw UsageError(fmt::format("{}: seed {} is not one `--seed` takes.", file, summary["seed"].dump()));
+    check.seed = summary["seed"].get<uint64_t>();
     const double count = number_at(summary, "configs", file);
     check.seconds = number_at(summary, "seconds", file);
-    if (seed < 0 || seed != std::floor(seed) || count < 1 || count != std::floor(count) ||
+    if (count < 1 || count > kMostConfigs || count != std::floor(count) ||
         count != static_cast<double>(j["configs"].size()) || check.seconds <= 0)
-        throw UsageError(
-            fmt::format("{}: seed {}, {} configs and {} s do not describe the {} results it "
-                        "holds.",
-                        file, seed, count, check.seconds, j["configs"].size()));
-    check.seed = static_cast<uint64_t>(seed);
+        throw UsageError(fmt::format("{}: {} configs of {} s do not describe the {} results it holds.", file,
+                                     count, check.seconds, j["configs"].size()));
     if (summary.contains("cores")) check.cores = static_cast<int>(number_at(summary, "cores", file));
     if (summary.contains("host") && summary["host"].is_string())
         check.host = summary["host"].get<std::string>();
@@ -157,6 +169,9 @@ StoredCheck read_stored_check(const std::string& file) {
                             where, check.seed, knobs_of(r.config), knobs));
         r.measured = number_at(stored, "measured_samples_per_s", where);
         r.predicted = number_at(stored, "predicted_samples_per_s", where);
+        if (r.measured < 0 || r.predicted < 0)
+            throw UsageError(fmt::format("{}: samples/s below 0 (measured {}, predicted {}).", where,
+                                         r.measured, r.predicted));
         if (stored.contains("measured_stall")) r.measured_stall = number_at(stored, "measured_stall", where);
         check.runs.push_back(std::move(r));
     }
