@@ -620,6 +620,9 @@ TEST_CASE("bench --predictor-replay refuses what is not a check this build can d
     const Result missing = run_pinscope("bench --predictor-replay /nonexistent/check.json");
     CHECK(missing.exit_code == 2);
     CHECK(missing.err.find("/nonexistent/check.json: cannot be read") != std::string::npos);
+    const Result folder = run_pinscope("bench --predictor-replay " + file.parent_path().string());
+    CHECK(folder.exit_code == 2);
+    CHECK(folder.err.find("it is a folder, not a file") != std::string::npos);
     const Result alone = run_pinscope("bench --host-rates " + rates.string());
     CHECK(alone.exit_code == 2);
     CHECK(alone.err.find("--host-rates goes with --predictor-replay") != std::string::npos);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -12,6 +11,9 @@
 
 #include "app/cli/predictor_figures.h"
 #include "app/cli/usage_error.h"
+#include "core/files/input_file.h"
+#include "core/files/json_text.h"
+#include "core/files/output_file.h"
 #include "core/lab/random_configs.h"
 #include "core/model/predict.h"
 #include "core/model/recent_host_rates.h"
@@ -41,12 +43,18 @@ double number_at(const nlohmann::json& object, const char* key, const std::strin
     return it->get<double>();
 }
 
+// A file the user named, read and parsed as every such file is (core/files: bounded, strict JSON).
 nlohmann::json read_json(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw UsageError(fmt::format("{}: cannot be read; name a file that exists.", file));
+    constexpr size_t kMaxBytes = 64 << 20;  // a check of 200 configs takes 75 KiB
+    std::string text;
     try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
+        text = read_input_file(file, kMaxBytes);
+    } catch (const InputFileError& e) {
+        throw UsageError(fmt::format("{}: cannot be read ({}); name a file that exists.", file, e.what()));
+    }
+    try {
+        return parse_json_text(text);
+    } catch (const JsonTextError& e) {
         throw UsageError(
             fmt::format("{}: not JSON ({}); give a file `pinscope bench --predictor-check N "
                         "--json` wrote.",
@@ -67,15 +75,18 @@ HostRates replay_rates(const std::string& file) {
         for (const DatedRates& d : kept->measurements) each.push_back(d.rates);
         return median_of(each);
     }
-    // Opened before measuring: a file that cannot be written says so at once, not after 15 s of measuring.
-    std::ofstream out;
+    // Readied before measuring, under the output policy: a file that cannot be written says so at once,
+    // not after 15 s of measuring, and the kept rates are written whole or not at all.
+    OutputFile out;
     if (!file.empty()) {
-        out.open(file);
-        if (!out)
+        try {
+            out = OutputFile(file, "the kept host rates");
+        } catch (const OutputPathError& e) {
             throw UsageError(
-                fmt::format("--host-rates {}: cannot be written; name a file in a folder "
+                fmt::format("--host-rates {}: cannot be written ({}); name a file in a folder "
                             "that exists and is writable.",
-                            file));
+                            file, e.problem()));
+        }
     }
     KeptRates kept;
     kept.build = this_build();
@@ -84,11 +95,7 @@ HostRates replay_rates(const std::string& file) {
         each.push_back(measure_host_rates());
         kept.measurements.push_back({0, each.back()});
     }
-    if (out.is_open()) {
-        out << kept_rates_to_json(kept).dump() << '\n';
-        out.close();
-        if (!out) throw UsageError(fmt::format("--host-rates {}: cannot be written.", file));
-    }
+    if (out) out.write(kept_rates_to_json(kept).dump() + "\n");
     return median_of(each);
 }
 
