@@ -324,6 +324,9 @@ TEST_CASE(
         CHECK(r.err.find(progress) != std::string::npos);
     }
     CHECK(r.err.find("[7/6]") == std::string::npos);
+    // Then the leaders again: at least the two fastest, twice each.
+    CHECK(r.err.find("[again 1/") != std::string::npos);
+    CHECK(r.out.find(" runs ") != std::string::npos);
     CHECK(r.err.find("eta") != std::string::npos);
     CHECK(r.out.find("[1/6]") == std::string::npos);  // progress goes to stderr only
     CHECK(r.out.find("num_workers  prefetch_factor  pin_memory") != std::string::npos);
@@ -338,15 +341,16 @@ TEST_CASE(
     std::string line;
     REQUIRE(std::getline(rows, line));
     const std::vector<std::string> header = csv_fields(line);
-    REQUIRE(header.size() == 12);
+    REQUIRE(header.size() == 13);
     CHECK(header[0] == "num_workers");
     CHECK(header[3] == "samples_per_s");
+    CHECK(header[11] == "runs");
     CHECK(header.back() == "error");
     std::set<std::string> configs;
     while (std::getline(rows, line)) {
         const std::vector<std::string> fields = csv_fields(line);
         CAPTURE(line);
-        REQUIRE(fields.size() == 12);
+        REQUIRE(fields.size() == 13);
         CHECK(std::stod(fields[3]) > 0);
         CHECK(fields.back().empty());
         if (fields[0] == "0") CHECK(fields[1] == "unset");
@@ -368,6 +372,11 @@ TEST_CASE("sweep --json prints the rows and the best as one object") {
     CHECK(j["results"][1]["samples_per_s"].get<double>() > 0);
     CHECK(j["best"].is_number());
     CHECK(j["best_command"].get<std::string>().starts_with("pinscope run"));
+    // Both configs are the two fastest: each ran three times, and the spread of its runs sets the tie.
+    for (const nlohmann::json& row : j["results"]) CHECK(row["runs"].size() == 3);
+    CHECK(j["tie"].get<double>() >= 0.02);
+    CHECK(j["tie"].get<double>() >= j["run_spread"].get<double>());
+    CHECK(j["tied"].size() >= 1);
 }
 
 TEST_CASE("a bad sweep spec exits 2 with one line naming the flag and the fix") {

@@ -2,6 +2,7 @@
 // of the best config.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <sstream>
 
@@ -138,7 +139,7 @@ TEST_CASE("a cell that breaks a rule runs nothing and keeps validate()'s message
     CHECK(grid.invalid() == 1);
     CHECK(grid.cell_config[1] == SweepGrid::kNotRun);
     CHECK(grid.problems[1].find("chunks=32") != std::string::npos);
-    CHECK(sweep_csv({grid, {}, false}).find("32,,,,,,,,,chunks=32") != std::string::npos);
+    CHECK(sweep_csv({grid, {}, false}).find("32,,,,,,,,,,chunks=32") != std::string::npos);
 }
 
 TEST_CASE("a grid beyond the cell limit is refused") {
@@ -173,12 +174,85 @@ TEST_CASE("best is the highest samples/s, ties going to less pinned memory, then
     CHECK(slowest_samples_per_s({failed, row(2, 10, 0), row(3, 30, 0)}) == 10);
 }
 
+namespace {
+
+SweepResult row(int workers, double samples_per_s, double pinned_bytes, std::vector<double> runs) {
+    SweepResult r = row(workers, samples_per_s, pinned_bytes);
+    r.runs = std::move(runs);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("rows run again widen the tie to the spread of one config's runs; the cheapest tied row wins") {
+    // Each of the first two ran three times: spreads of 20% and 17.6%, so the tie is 20% (the upper
+    // middle of two, as median() takes it).
+    const std::vector<SweepResult> rows{row(4, 1000, 8e6, {900, 1000, 1100}),
+                                        row(2, 850, 1e6, {800, 850, 950}), row(1, 700, 0)};
+    CHECK(run_spread(rows) == doctest::Approx(0.2));
+    CHECK(sweep_tie(rows) == doctest::Approx(0.2));
+    CHECK(tied_results(rows) == std::vector<size_t>{0, 1});  // 700 is more than 20% behind
+    CHECK(best_result(rows) == 1);                           // tied, and holds less pinned memory
+    const std::string verdict = tie_verdict(rows);
+    CAPTURE(verdict);
+    CHECK(verdict.find("the 2 leading configs ran up to 3 times each") != std::string::npos);
+    CHECK(verdict.find("differed by 20%") != std::string::npos);
+    CHECK(verdict.find("the 2 configs within 20% of the fastest are tied") != std::string::npos);
+
+    // The same medians run once each: the 15% lead is beyond kSweepTie, and nothing says why.
+    const std::vector<SweepResult> once{row(4, 1000, 8e6), row(2, 850, 1e6), row(1, 700, 0)};
+    CHECK(run_spread(once) == 0);
+    CHECK(sweep_tie(once) == kSweepTie);
+    CHECK(best_result(once) == 0);
+    CHECK(tie_verdict(once).empty());
+
+    // Runs that agree within 2%: a 25% lead is a lead, and the verdict says by how much.
+    const std::vector<SweepResult> clear{row(4, 1000, 8e6, {990, 1000, 1010}),
+                                         row(2, 800, 1e6, {790, 800, 810})};
+    CHECK(best_result(clear) == 0);
+    CHECK(tied_results(clear) == std::vector<size_t>{0});
+    CHECK(tie_verdict(clear).find("it leads the next by 25%, more than that") != std::string::npos);
+}
+
+TEST_CASE("after the grid the two fastest configs, or more within 25%, run twice more, judged on medians") {
+    // Each run ends at its 30th batch: however busy the machine, every run measures.
+    SweepGrid grid = expand_sweep(testing::tiny_run(30), {parse_sweep_axis(knob("num_workers"), "0..2")});
+    SweepRunner runner(grid, 5);
+    std::vector<SweepProgress> seen;
+    const SweepOutcome outcome = runner.run([&](const SweepProgress& p) { seen.push_back(p); });
+    REQUIRE(outcome.results.size() == 3);
+    size_t again = 0;
+    for (const SweepResult& r : outcome.results) {
+        CAPTURE(r.config.num_workers);
+        REQUIRE(r.ran);
+        REQUIRE((r.runs.size() == 1 || r.runs.size() == 1 + kConfirmRuns));
+        if (r.runs.size() > 1) ++again;
+        // The row is its median run's: the upper middle of its runs' samples/s.
+        std::vector<double> sorted = r.runs;
+        std::ranges::sort(sorted);
+        CHECK(r.samples_per_s == sorted[sorted.size() / 2]);
+    }
+    CHECK(again >= 2);  // the best is never named on one run against one run
+    CHECK(runner.most_confirmations(3) == 3 * kConfirmRuns);
+    REQUIRE(!seen.empty());
+    CHECK(seen.back().done == 3);
+    CHECK(seen.back().confirm_total == again * kConfirmRuns);
+    CHECK(seen.back().confirm_done == seen.back().confirm_total);
+    // While the leaders run again the progress says so, and a config is running.
+    CHECK(std::ranges::any_of(seen, [](const SweepProgress& p) { return p.confirm_total > 0 && p.current; }));
+    // The CSV keeps every run's samples/s.
+    const std::string csv = sweep_csv(outcome);
+    CHECK(csv.find(",batches,runs,error\n") != std::string::npos);
+    CHECK(std::ranges::count(csv, ';') == static_cast<std::ptrdiff_t>(again * kConfirmRuns));
+    CHECK(best_result(outcome.results).has_value());
+}
+
 TEST_CASE("a sweep runs each distinct config once, reports progress, and a failed config is a row") {
     // Each run ends at its 30th batch, long before its 5 s: however busy the machine, every run measures.
     PipelineConfig base = testing::tiny_run(30);
     std::vector<SweepAxis> axes{parse_sweep_axis(knob("num_workers"), "0,1"),
                                 parse_sweep_axis(knob("fail_at_sample"), "-1,0")};
-    SweepRunner runner(expand_sweep(base, std::move(axes)), 5);
+    SweepRunner runner(expand_sweep(base, std::move(axes)), 5, {}, /*confirm_runs=*/0);
     std::vector<SweepProgress> seen;
     const SweepOutcome outcome = runner.run([&](const SweepProgress& p) { seen.push_back(p); });
     REQUIRE(outcome.results.size() == 4);
@@ -193,6 +267,7 @@ TEST_CASE("a sweep runs each distinct config once, reports progress, and a faile
         } else {
             CHECK(r.ran);
             CHECK(r.samples_per_s > 0);
+            CHECK(r.runs == std::vector<double>{r.samples_per_s});
         }
     }
     REQUIRE(!seen.empty());
@@ -200,6 +275,7 @@ TEST_CASE("a sweep runs each distinct config once, reports progress, and a faile
     CHECK(seen.front().total == 4);
     CHECK(seen.front().current != nullptr);
     CHECK(seen.back().done == 4);
+    CHECK(seen.back().confirm_total == 0);
     CHECK(seen.back().current == nullptr);
     for (size_t i = 1; i < seen.size(); ++i) CHECK(seen[i].done >= seen[i - 1].done);
     CHECK(sweep_csv(outcome).find("num_workers,fail_at_sample,samples_per_s,") == 0);

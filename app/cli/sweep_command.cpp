@@ -32,6 +32,7 @@ struct SweepFlags {
     std::vector<CLI::Option*> options;  // per knob; nullptr for one that is not a flag here
     std::vector<CLI::Option*> negated;  // per boolean knob: --no-x, the same as --x false
     double seconds_each = 1.0;
+    int confirm_runs = kConfirmRuns;
     OutputOption csv;
     bool json = false;
 };
@@ -134,15 +135,22 @@ std::string collapse_reason(const SweepGrid& grid) {
     return reasons.empty() ? "a knob does not apply there" : fmt::format("{}", fmt::join(reasons, ", "));
 }
 
-void print_plan(const SweepGrid& grid, double seconds_each, const SessionStatus& device) {
+void print_plan(const SweepGrid& grid, const SweepFlags& flags, const SweepRunner& runner,
+                const SessionStatus& device) {
     std::string line = fmt::format("sweep: {} configs ({}); {} distinct run", grid.cells(), grid.shape(),
                                    grid.configs.size());
     if (grid.collapsed() > 0)
         line +=
             fmt::format(", {} cells repeat another's config ({})", grid.collapsed(), collapse_reason(grid));
     if (grid.invalid() > 0) line += fmt::format(", {} cells cannot run", grid.invalid());
-    fmt::print(stderr, "{}; {} s each, about {:.0f} s\n", line, knob_number(seconds_each),
-               static_cast<double>(grid.configs.size()) * (seconds_each + 0.2));
+    const size_t most_again = runner.most_confirmations(grid.configs.size());
+    if (most_again > 0)
+        line += fmt::format(
+            "; then the leading configs (within {:.0f}% of the fastest, at least two, {} at most) run {} "
+            "times more each, to tell a lead from this machine's run-to-run noise",
+            kLeaderBand * 100, kMostLeaders, flags.confirm_runs);
+    fmt::print(stderr, "{}; {} s each, about {:.0f} s at most\n", line, knob_number(flags.seconds_each),
+               static_cast<double>(grid.configs.size() + most_again) * (flags.seconds_each + 0.2));
     fmt::print(stderr, "device: {} ({})\n", device.device.name, cli_words(device.device_why));
     if (const std::string note = held_fixed_note(grid); !note.empty()) fmt::print(stderr, "{}\n", note);
 }
@@ -158,16 +166,19 @@ class ProgressLine {
     void operator()(const SweepProgress& p) {
         if (received_stop_signal()) runner_.stop();
         if (!p.current) return;
-        const bool new_config = p.done != last_done_ || !started_;
+        const bool new_config = p.done + p.confirm_done != last_done_ || !started_;
         if (!terminal_ && !new_config) return;
         started_ = true;
-        last_done_ = p.done;
+        last_done_ = p.done + p.confirm_done;
         const std::string predicted =
             p.predicted_samples_per_s
                 ? fmt::format("  predicted {} samples/s", format_short_count(*p.predicted_samples_per_s))
                 : std::string();
-        const std::string text = fmt::format("[{}/{}] {}{}  ... eta {:.0f} s", p.done + 1, p.total,
-                                             grid_.label(*p.current), predicted, p.eta_seconds);
+        const std::string step = p.confirm_total > 0
+                                     ? fmt::format("[again {}/{}]", p.confirm_done + 1, p.confirm_total)
+                                     : fmt::format("[{}/{}]", p.done + 1, p.total);
+        const std::string text =
+            fmt::format("{} {}{}  ... eta {:.0f} s", step, grid_.label(*p.current), predicted, p.eta_seconds);
         if (terminal_)
             fmt::print(stderr, "\r\033[K{}", text);
         else
@@ -182,9 +193,18 @@ class ProgressLine {
     bool started_ = false;
 };
 
+// "3 runs 11.2k-12.4k" for a row run more than once.
+std::string runs_note(const SweepResult& r) {
+    if (r.runs.size() < 2) return {};
+    const auto [slowest, fastest] = std::ranges::minmax(r.runs);
+    return fmt::format("  {} runs {}-{}", r.runs.size(), format_short_count(slowest),
+                       format_short_count(fastest));
+}
+
 void print_table(std::ostream& out, const SweepOutcome& outcome, bool predicted) {
     const SweepGrid& grid = outcome.grid;
     const std::optional<size_t> best = best_result(outcome.results);
+    const std::vector<size_t> tied = tied_results(outcome.results);
     std::vector<size_t> widths;
     for (const SweepAxis& axis : grid.axes) widths.push_back(std::max<size_t>(axis.knob->key.size(), 6));
     std::string header;
@@ -210,7 +230,11 @@ void print_table(std::ostream& out, const SweepOutcome& outcome, bool predicted)
                 "  {:>10}", r.predicted_samples_per_s ? format_short_count(*r.predicted_samples_per_s) : "-");
         row += fmt::format("  {:>6}  {:>7}  {:>8}  {:>10.1f}  {:>10}", percent(r.stall), percent(r.overlap),
                            percent(r.gpu_busy), r.h2d_gbps, format_bytes(r.pinned_bytes_max));
-        if (best && *best == i) row += "  <- best";
+        row += runs_note(r);
+        if (best && *best == i)
+            row += "  <- best";
+        else if (tied.size() > 1 && std::ranges::count(tied, i) > 0)
+            row += "  ~ tied";
         out << row << "\n";
     }
     for (size_t cell = 0; cell < grid.cells(); ++cell)
@@ -249,6 +273,7 @@ void print_best(std::ostream& out, const SweepFlags& flags, const SweepOutcome& 
     const double slowest = slowest_samples_per_s(outcome.results);
     out << fmt::format("best: {} — {} samples/s ({:.1f}x the slowest)\n", outcome.grid.label(r.config),
                        format_short_count(r.samples_per_s), slowest > 0 ? r.samples_per_s / slowest : 0.0);
+    if (const std::string why = tie_verdict(outcome.results); !why.empty()) out << why << "\n";
     out << "run it: " << run_command_line(flags, outcome.grid, r.config) << "\n";
 }
 
@@ -273,7 +298,8 @@ nlohmann::json outcome_json(const SweepFlags& flags, const SweepOutcome& outcome
                         {"gpu_busy", r.gpu_busy},
                         {"h2d_gbps", r.h2d_gbps},
                         {"pinned_bytes_max", r.pinned_bytes_max},
-                        {"batches", r.batches}});
+                        {"batches", r.batches},
+                        {"runs", r.runs}});
         } else {
             row["error"] = r.error;
         }
@@ -281,6 +307,9 @@ nlohmann::json outcome_json(const SweepFlags& flags, const SweepOutcome& outcome
     }
     const std::optional<size_t> best = best_result(outcome.results);
     return {{"axes", axes},
+            {"run_spread", run_spread(outcome.results)},
+            {"tie", sweep_tie(outcome.results)},
+            {"tied", tied_results(outcome.results)},
             {"cells", grid.cells()},
             {"configs", grid.configs.size()},
             {"collapsed", grid.collapsed()},
@@ -302,9 +331,9 @@ int run_sweep(const SweepFlags& flags) {
     // The first config's device, made once up front: a device that cannot be had is bad input (exit 2),
     // not a table of failed rows.
     const SessionStatus device = opening_device([&] { return Session(grid.configs.front()).status(); });
-    print_plan(grid, flags.seconds_each, device);
     const SamplesPredictor predictor = sweep_predictor();
-    SweepRunner runner(grid, flags.seconds_each, predictor);
+    SweepRunner runner(grid, flags.seconds_each, predictor, flags.confirm_runs);
+    print_plan(grid, flags, runner, device);
     SweepOutcome outcome;
     {
         ProgressLine progress(grid, runner);
@@ -349,6 +378,14 @@ Command add_sweep_command(CLI::App& app) {
     cmd->add_option("--seconds-each", flags->seconds_each, "How long each config runs")
         ->check(CLI::Range(0.05, 3600.0))
         ->option_text("SECONDS")
+        ->group("Sweep");
+    cmd->add_option("--confirm-runs", flags->confirm_runs,
+                    "Once the grid is done, run the leading configs (those within 25% of the fastest, at "
+                    "least the two fastest, 4 at most) this many times more and judge each on the median of "
+                    "its runs; 0: every config runs once")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 10))
+        ->option_text("N")
         ->group("Sweep");
     add_output_option(*cmd, "--csv", flags->csv,
                       "Write the table as CSV (a column per swept knob, then the metrics)")

@@ -157,8 +157,9 @@ void SweepWindow::finish_job() {
     resume_ = std::exchange(paused_live_, false);
     std::string line = "pinscope: " + summary();
     if (const std::optional<size_t> best = best_result(outcome_->results))
-        line += fmt::format("; best: {} - {} samples/s", grid.label(outcome_->results[*best].config),
-                            format_short_count(outcome_->results[*best].samples_per_s));
+        line += fmt::format("; best: {} - {} samples/s; {}", grid.label(outcome_->results[*best].config),
+                            format_short_count(outcome_->results[*best].samples_per_s),
+                            tie_verdict(outcome_->results));
     fmt::print(stderr, "{}\n", line);  // a log of what ran, for headless runs of the app
 }
 
@@ -173,11 +174,13 @@ std::string SweepWindow::summary() const {
 
 void SweepWindow::progress(Theme theme) {
     const SweepJob::Progress p = job_->progress();
-    const float share = p.total > 0 ? static_cast<float>(p.done) / static_cast<float>(p.total) : 0.f;
-    const std::string text = p.current.empty()
-                                 ? std::string("finishing")
-                                 : fmt::format("[{}/{}] {}  ... eta {:.0f} s", std::min(p.done + 1, p.total),
-                                               p.total, p.current, p.eta_seconds);
+    const bool again = p.confirm_total > 0;
+    const size_t done = again ? p.confirm_done : p.done, total = again ? p.confirm_total : p.total;
+    const float share = total > 0 ? static_cast<float>(done) / static_cast<float>(total) : 0.f;
+    const std::string text =
+        p.current.empty() ? std::string("finishing")
+                          : fmt::format("{}[{}/{}] {}  ... eta {:.0f} s", again ? "the leaders again " : "",
+                                        std::min(done + 1, total), total, p.current, p.eta_seconds);
     ImGui::ProgressBar(share, ImVec2(ImGui::GetFontSize() * 36.f, 0.f), text.c_str());
     if (p.predicted_samples_per_s)
         ImGui::Text("predicted: %s samples/s", format_short_count(*p.predicted_samples_per_s).c_str());
@@ -206,6 +209,8 @@ void SweepWindow::heatmaps(AppState& state, Theme theme) {
         ImGui::Text("best: %s - %s samples/s (%.1fx the slowest)", grid.label(r.config).c_str(),
                     format_short_count(r.samples_per_s).c_str(),
                     slowest > 0 ? r.samples_per_s / slowest : 0.0);
+        if (const std::string why = tie_verdict(outcome_->results); !why.empty())
+            wrapped_message(muted_colour(theme), why);
     }
     ImGui::TextColored(muted_colour(theme), "Hover a cell for its metrics; click it to run its config live.");
     if (!applied_.empty()) ImGui::TextUnformatted(applied_.c_str());
@@ -245,16 +250,18 @@ void SweepWindow::panel(AppState& state, Theme theme, size_t index) {
                                      : IM_COL32(245, 245, 245, c.repeats ? 150 : 255);
             const std::string value = measured ? format_short_count(c.samples_per_s) : std::string("n/a");
             const ImVec2 size = ImGui::CalcTextSize(value.c_str());
-            const float lines = c.best ? 2.f : 1.f;
+            const char* mark = c.best ? "best" : c.tied ? "tied" : nullptr;
+            const float lines = mark ? 2.f : 1.f;
             const float top = p0.y + (cell.y - gap - lines * font) * 0.5f;
             draw->AddText(ImVec2(p0.x + (cell.x - gap - size.x) * 0.5f, top), measured ? ink : text,
                           value.c_str());
-            if (c.best) {
-                const ImVec2 best_size = ImGui::CalcTextSize("best");
-                draw->AddText(ImVec2(p0.x + (cell.x - gap - best_size.x) * 0.5f, top + font), ink, "best");
+            if (mark) {
+                const ImVec2 mark_size = ImGui::CalcTextSize(mark);
+                draw->AddText(ImVec2(p0.x + (cell.x - gap - mark_size.x) * 0.5f, top + font), ink, mark);
+            }
+            if (c.best)
                 draw->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1),
                               to_imu32(palette(theme).highlight), 0.f, 0, 3.f);
-            }
             ImGui::SetCursorScreenPos(p0);
             ImGui::PushID(static_cast<int>((index * map.rows() + row) * map.columns() + column));
             if (ImGui::InvisibleButton("cell", ImVec2(cell.x - gap, cell.y - gap))) apply_cell(state, c);
@@ -275,6 +282,11 @@ void SweepWindow::cell_tooltip(const HeatmapCell& c) const {
         ImGui::TextUnformatted(grid.label(r.config).c_str());
         if (r.ran) {
             ImGui::Text("samples/s     %s", format_count(r.samples_per_s).c_str());
+            if (r.runs.size() > 1) {
+                const auto [slowest, fastest] = std::ranges::minmax(r.runs);
+                ImGui::Text("              the median of %zu runs, %s to %s", r.runs.size(),
+                            format_count(slowest).c_str(), format_count(fastest).c_str());
+            }
             if (r.predicted_samples_per_s)
                 ImGui::Text("predicted     %s", format_count(*r.predicted_samples_per_s).c_str());
             ImGui::Text("stall         %s", format_share(r.stall).c_str());

@@ -57,6 +57,8 @@ SweepHeatmap make_heatmap(const SweepOutcome& outcome, size_t x, std::optional<s
     const size_t panels = panel_axis ? grid.axes[*panel_axis].values.size() : 1;
 
     const std::optional<size_t> best = best_result(outcome.results);
+    std::vector<size_t> tied = tied_results(outcome.results);
+    if (tied.size() < 2) tied.clear();
     map.low = slowest_samples_per_s(outcome.results);
     for (const SweepResult& r : outcome.results)
         if (r.ran) map.high = std::max(map.high, r.samples_per_s);
@@ -74,6 +76,7 @@ SweepHeatmap make_heatmap(const SweepOutcome& outcome, size_t x, std::optional<s
                 const double range = map.high - map.low;
                 if (c.problem.empty()) c.shade = range > 0 ? (c.samples_per_s - map.low) / range : 1.0;
                 c.best = best && c.result == *best;
+                c.tied = !c.best && std::ranges::count(tied, c.result) > 0;
                 for (const HeatmapCell& earlier : panel.cells)
                     c.repeats =
                         c.repeats || (c.result != HeatmapCell::kNoResult && earlier.result == c.result);

@@ -1,8 +1,8 @@
 #pragma once
 // The Sweep window's picture of an outcome: one heatmap per value of a third knob (pin_memory), each a
 // grid of the x knob's values by the y knob's, every cell coloured by its samples/s on one scale shared
-// by all panels (so two panels compare at a glance), the best config marked. Layout and colours only: the
-// view draws it.
+// by all panels (so two panels compare at a glance), the best config marked, and those tied with it. Layout
+// and colours only: the view draws it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@ struct HeatmapCell {
     double samples_per_s = 0;
     double shade = 0;      // in [0, 1]: where samples_per_s sits between the scale's low and high
     bool best = false;     // runs the recommended config
+    bool tied = false;     // runs a config tied with the fastest, not the recommended one (tied_results)
     bool repeats = false;  // runs the config of another cell of its panel (a knob that does not apply)
 };
 

@@ -10,6 +10,8 @@ SweepJob::SweepJob(SweepGrid grid, double seconds_each, SamplesPredictor predict
             std::lock_guard lock(mutex_);
             progress_.done = p.done;
             progress_.total = p.total;
+            progress_.confirm_done = p.confirm_done;
+            progress_.confirm_total = p.confirm_total;
             progress_.current = p.current ? grid.label(*p.current) : std::string();
             progress_.predicted_samples_per_s = p.predicted_samples_per_s;
             progress_.eta_seconds = p.eta_seconds;

@@ -16,6 +16,7 @@ class SweepJob {
   public:
     struct Progress {
         size_t done = 0, total = 0;
+        size_t confirm_done = 0, confirm_total = 0;  // the leading configs' runs again, after the grid
         std::string current;  // "num_workers=2 prefetch_factor=3 pin_memory=true"; empty once done
         std::optional<double> predicted_samples_per_s;
         double eta_seconds = 0;
