@@ -184,7 +184,7 @@ SweepResult row(int workers, double samples_per_s, double pinned_bytes, std::vec
 
 }  // namespace
 
-TEST_CASE("rows run again widen the tie to the spread of one config's runs; the cheapest tied row wins") {
+TEST_CASE("rows run again widen the tie to the spread of one config's runs, and the cheapest tied row wins") {
     // Each of the first two ran three times: spreads of 20% and 17.6%, so the tie is 20% (the upper
     // middle of two, as median() takes it).
     const std::vector<SweepResult> rows{row(4, 1000, 8e6, {900, 1000, 1100}),
