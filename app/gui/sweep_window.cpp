@@ -154,12 +154,12 @@ void SweepWindow::finish_job() {
         heatmap_ = make_heatmap(*outcome_, *x, y);
     else if (y)
         heatmap_ = make_heatmap(*outcome_, *y, std::nullopt);
+    verdict_ = tie_verdict(outcome_->results);
     resume_ = std::exchange(paused_live_, false);
     std::string line = "pinscope: " + summary();
     if (const std::optional<size_t> best = best_result(outcome_->results))
         line += fmt::format("; best: {} - {} samples/s; {}", grid.label(outcome_->results[*best].config),
-                            format_short_count(outcome_->results[*best].samples_per_s),
-                            tie_verdict(outcome_->results));
+                            format_short_count(outcome_->results[*best].samples_per_s), verdict_);
     fmt::print(stderr, "{}\n", line);  // a log of what ran, for headless runs of the app
 }
 
@@ -209,8 +209,7 @@ void SweepWindow::heatmaps(AppState& state, Theme theme) {
         ImGui::Text("best: %s - %s samples/s (%.1fx the slowest)", grid.label(r.config).c_str(),
                     format_short_count(r.samples_per_s).c_str(),
                     slowest > 0 ? r.samples_per_s / slowest : 0.0);
-        if (const std::string why = tie_verdict(outcome_->results); !why.empty())
-            wrapped_message(muted_colour(theme), why);
+        if (!verdict_.empty()) wrapped_message(muted_colour(theme), verdict_);
     }
     ImGui::TextColored(muted_colour(theme), "Hover a cell for its metrics; click it to run its config live.");
     if (!applied_.empty()) ImGui::TextUnformatted(applied_.c_str());

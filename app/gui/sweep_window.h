@@ -52,6 +52,7 @@ class SweepWindow {
     std::unique_ptr<SweepJob> job_;
     std::optional<SweepOutcome> outcome_;
     std::optional<SweepHeatmap> heatmap_;
+    std::string verdict_;  // tie_verdict() of the outcome, made once when it arrives
     std::string error_, applied_;
     bool paused_live_ = false;
     bool resume_ = false;
