@@ -146,8 +146,8 @@ struct HostRates {
     // A simulated GPU op's end until the host thread waiting on it runs.
     double gpu_wake_us = 0;
     SleepOvershoot sleep_overshoot;
-    // GB/s of writing fresh memory (page faults included): a pool buffer's first batch. 0: not measured,
-    // taken as free.
+    // GB/s of faulting fresh memory in (a write to each page): a pool buffer's first batch pays it beside
+    // the batch's own writes. 0: not measured, taken as free.
     double first_touch_gbps = 0;
     double first_touch_ns(double bytes) const { return first_touch_gbps > 0 ? bytes / first_touch_gbps : 0; }
 };
