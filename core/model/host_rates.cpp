@@ -210,9 +210,8 @@ double first_touch_gbps() {
     for (int r = 0; r < 3; ++r) {
         void* fresh = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (fresh == MAP_FAILED) return 0;
-        volatile auto* pages = static_cast<volatile unsigned char*>(fresh);
         const TimeNs start = now_ns();
-        for (size_t offset = 0; offset < kBytes; offset += kHostPageBytes) pages[offset] = 1;
+        touch_each_page(fresh, kBytes);
         times.push_back(static_cast<double>(now_ns() - start));
         munmap(fresh, kBytes);
     }

@@ -10,6 +10,7 @@
 
 #include "core/device/cuda/cuda_check.h"
 #include "core/device/device.h"
+#include "core/device/page_aligned.h"
 #include "core/units/units.h"
 
 namespace pinscope::cuda {
@@ -49,8 +50,7 @@ void* pin_allocate(size_t bytes, PinMethod method) {
     madvise(data, size, MADV_HUGEPAGE);  // a hint: without transparent huge pages it still works, slower
     // Fault the pages in here, so the kernel zeroes them on this thread (workers pin their buffers in
     // parallel) rather than inside cudaHostRegister, which holds the driver while it runs.
-    volatile auto* bytes_in = static_cast<volatile unsigned char*>(data);
-    for (size_t offset = 0; offset < size; offset += 4096) bytes_in[offset] = 0;
+    touch_each_page(data, size);
     const cudaError_t status = cudaHostRegister(data, size, cudaHostRegisterDefault);
     if (status != cudaSuccess) {
         munmap(data, size);

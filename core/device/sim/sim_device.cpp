@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "core/device/device_call_cost.h"
+#include "core/device/page_aligned.h"
 #include "core/trace/precise_sleep.h"
 #include "core/trace/slow_motion.h"
 #include "core/units/units.h"
@@ -147,12 +148,9 @@ std::byte* SimDevice::raw_allocate_host(size_t bytes, HostMemory memory) {
             fmt::format("cannot allocate {} of {} host memory; use a smaller batch or fewer workers.",
                         format_bytes(static_cast<double>(bytes)), host_memory_name(memory)));
     // Page-locked memory is resident from the start; pageable is not. Faulted in as the CUDA device does
-    // before it registers (pinned_memory.cpp): a write to each page, which the kernel zeroes; writing
-    // every byte again, as a memset did, doubled the memory traffic of a loader's start.
-    if (memory == HostMemory::pinned) {
-        volatile auto* pages = reinterpret_cast<volatile unsigned char*>(data);
-        for (size_t offset = 0; offset < rounded; offset += kPageBytes) pages[offset] = 0;
-    }
+    // before it registers (pinned_memory.cpp): a memset of every byte doubled the memory traffic of a
+    // loader's start.
+    if (memory == HostMemory::pinned) touch_each_page(data, rounded);
     return data;
 }
 
