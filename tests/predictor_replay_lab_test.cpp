@@ -16,21 +16,11 @@
 using namespace pinscope;
 using namespace pinscope::testing;
 
-namespace {
-
-using Result = BinaryResult;
-
-std::filesystem::path temp_path(const std::string& name) {
-    return testing::scratch_path(name);
-}
-
-}  // namespace
-
 TEST_CASE("bench --predictor-replay predicts a stored check's runs again, on rates it can keep") {
-    const std::filesystem::path check = temp_path("pinscope_replay_check.json");
-    const std::filesystem::path rates = temp_path("pinscope_replay_rates.json");
+    const std::filesystem::path check = scratch_path("pinscope_replay_check.json");
+    const std::filesystem::path rates = scratch_path("pinscope_replay_rates.json");
     std::filesystem::remove(rates);
-    const Result ran = run_pinscope("bench --predictor-check 3 --seed 7 --seconds 0.2 --json");
+    const BinaryResult ran = run_pinscope("bench --predictor-check 3 --seed 7 --seconds 0.2 --json");
     CAPTURE(ran.err);
     REQUIRE(ran.exit_code == 0);
     std::ofstream(check) << ran.out;
@@ -38,7 +28,7 @@ TEST_CASE("bench --predictor-replay predicts a stored check's runs again, on rat
 
     const std::string replay =
         "bench --predictor-replay " + check.string() + " --host-rates " + rates.string();
-    const Result first = run_pinscope(replay + " --json");
+    const BinaryResult first = run_pinscope(replay + " --json");
     CAPTURE(first.err);
     REQUIRE(first.exit_code == 0);
     REQUIRE(std::filesystem::exists(rates));  // measured, and kept for the next replay
@@ -65,7 +55,7 @@ TEST_CASE("bench --predictor-replay predicts a stored check's runs again, on rat
     CHECK(summary["files"][0]["ran_on_other_cores"] == false);  // the check ran here
 
     // Again on the kept rates: the same predictions to the last digit, and the kept file untouched.
-    const Result second = run_pinscope(replay + " --json");
+    const BinaryResult second = run_pinscope(replay + " --json");
     REQUIRE(second.exit_code == 0);
     const nlohmann::json again = nlohmann::json::parse(second.out);
     for (size_t i = 0; i < 3; ++i)
@@ -73,7 +63,7 @@ TEST_CASE("bench --predictor-replay predicts a stored check's runs again, on rat
     CHECK(slurp(rates) == kept);
 
     // The text report names the file and the counts.
-    const Result text = run_pinscope(replay);
+    const BinaryResult text = run_pinscope(replay);
     REQUIRE(text.exit_code == 0);
     CHECK(text.out.find(check.string() + " (seed 7, 3 configs") != std::string::npos);
     CHECK(text.out.find("then,") != std::string::npos);
