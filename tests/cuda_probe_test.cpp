@@ -32,6 +32,7 @@ CopyProbeResult made_up_result() {
     r.copy_latency_us = 4;
     r.pageable_copy_latency_us = 20;
     r.h2d_under_host_writes = {{80, 0.97}, {20, 1.0}, {140, 0.5}};  // in the order measured, not sorted
+    r.bidir_under_host_writes = {{80, 0.6}, {20, 0.9}};
     r.pageable_h2d_staging = {{1 << 20, 40, 20}, {4096, 3, 0.5}, {2 << 20, 100, 60}};  // not sorted either
     return r;
 }
@@ -60,6 +61,8 @@ TEST_CASE("a probe's calibration file loads as a calibration with the same figur
     REQUIRE(c.h2d_under_host_writes.size() == 3);
     CHECK(c.h2d_under_host_writes.front().host_write_gbps == doctest::Approx(20));  // sorted by load
     CHECK(c.h2d_share_under_writes(140) == doctest::Approx(0.5));
+    REQUIRE(c.bidir_under_host_writes.size() == 2);
+    CHECK(c.bidir_share_under_writes(50) == doctest::Approx(0.75));  // sorted, halfway between the two
     CHECK(c.h2d_pinned.gbps(256.0 * (1 << 20)) ==
           doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 256)).epsilon(0.01));
     CHECK(c.d2h_pageable.gbps(64.0 * (1 << 20)) ==
@@ -144,7 +147,11 @@ TEST_CASE("the probe measures this GPU and its file loads into the simulated GPU
     REQUIRE(r.h2d_under_host_writes.size() == 7);
     CHECK(r.h2d_under_host_writes.front().host_write_gbps == within(20, 0.1));
     for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
-        CHECK((point.h2d_share > 0 && point.h2d_share <= 1));
+        CHECK((point.share > 0 && point.share <= 1));
+    // Both directions at once, at the same rates: the pair keeps a share of its idle total.
+    REQUIRE(r.bidir_under_host_writes.size() == 7);
+    for (const Calibration::HostWriteShare& point : r.bidir_under_host_writes)
+        CHECK((point.share > 0 && point.share <= 1));
     const Calibration c = calibration_from_json(calibration_json(r), "probe");
     CHECK(c.h2d_pinned.gbps(64.0 * (1 << 20)) ==
           doctest::Approx(r.gbps(CopyDirection::h2d, HostMemory::pinned, 64)).epsilon(0.01));

@@ -534,6 +534,27 @@ TEST_CASE("the share of the link an H2D copy keeps follows the host's writes, ch
         CalibrationError);
 }
 
+TEST_CASE("the share both directions at once keep under the host's writes is read as the H2D's is") {
+    nlohmann::json json = smallest_calibration_json();
+    json["bidir_under_host_writes"] = nlohmann::json::parse(
+        R"([{"host_write_GBps": 40, "bidir_share": 0.8}, {"host_write_GBps": 20, "bidir_share": 0.9}])");
+    const Calibration c = calibration_from_json(json, "x.json");
+    CHECK(c.bidir_share_under_writes(10) == doctest::Approx(0.95));
+    CHECK(c.bidir_share_under_writes(30) == doctest::Approx(0.85));
+    CHECK(c.bidir_share_under_writes(400) == doctest::Approx(0.8));
+    CHECK(c.h2d_under_host_writes.empty());  // one curve does not stand in for the other
+    CHECK(Calibration{}.bidir_share_under_writes(400) == 1);
+    json["bidir_under_host_writes"] = nlohmann::json::parse(R"([{"host_write_GBps": 40, "h2d_share": 0.8}])");
+    CHECK_THROWS_WITH_AS(calibration_from_json(json, "x.json"),
+                         doctest::Contains("should have \"host_write_GBps\" and \"bidir_share\""),
+                         CalibrationError);
+    json["bidir_under_host_writes"] = nlohmann::json::parse(R"([{"host_write_GBps": 40, "bidir_share": 0}])");
+    CHECK_THROWS_WITH_AS(
+        calibration_from_json(json, "x.json"),
+        doctest::Contains("bidir_under_host_writes's bidir_share should be between 0.05 and 1"),
+        CalibrationError);
+}
+
 TEST_CASE("a calibration's pageable staging figures are read strictly, each error naming its key") {
     const auto message = [](nlohmann::json staging) {
         nlohmann::json json = smallest_calibration_json();
@@ -635,6 +656,44 @@ TEST_CASE("D2H copies write host memory, and the H2D copies beside them slow dow
     for (int i = 15; i <= 20; ++i) {
         REQUIRE(h2d[i].end < d2h.back().end);
         CHECK(seconds(h2d[i]) == within(2.25 * alone, 0.04));
+    }
+}
+
+TEST_CASE("both directions at once lose to the host's writes as the probe measured the pair lose") {
+    // Each direction 10 GB/s alone, 15 in all at once on the idle host, the pair keeping 0.5 of that at 10
+    // GB/s of the cores' writes (the H2D's bytes: the workers wrote what they send), the H2D alone losing
+    // nothing. Both ways back to back, each gets half the pair's total: r = 7.5 * (1 - 0.05 r), so r = 5.45
+    // GB/s, 1.83 times a copy's idle time. Before the probe measured the pair (no curve), the D2H's writes
+    // loaded the H2D copies through h2d_under_host_writes, here empty: r = 7.5, 1.33 times.
+    constexpr size_t kBytes = 10 * MiB;
+    const auto both_ways = [](Calibration c) {
+        Bench bench(std::move(c));
+        Stream up = bench.device.create_stream(0), down = bench.device.create_stream(1);
+        DeviceBuffer to = bench.device.allocate_device(kBytes), from = bench.device.allocate_device(kBytes);
+        HostBuffer src = bench.device.allocate_host(kBytes, HostMemory::pinned);
+        HostBuffer dst = bench.device.allocate_host(kBytes, HostMemory::pinned);
+        for (int i = 0; i < 60; ++i) {
+            bench.device.copy_to_device(to, 0, src, 0, kBytes, up, true, i);
+            bench.device.copy_to_host(dst, 0, from, 0, kBytes, down, true, i);
+        }
+        bench.device.synchronize();
+        return std::pair{bench.spans(SpanKind::h2d), bench.spans(SpanKind::d2h)};
+    };
+    Calibration c = test_link(10, 1);
+    c.bidir_total_gbps = 15;
+    const double alone = static_cast<double>(kBytes) / 10e9;
+    {
+        const auto [h2d, d2h] = both_ways(c);
+        REQUIRE(h2d.size() == 60);
+        for (int i = 15; i <= 40; i += 5) CHECK(seconds(h2d[i]) == within(1.333 * alone, 0.02));
+    }
+    c.bidir_under_host_writes = {{10, 0.5}};
+    const auto [h2d, d2h] = both_ways(c);
+    REQUIRE(h2d.size() == 60);
+    REQUIRE(d2h.size() == 60);
+    for (int i = 15; i <= 40; i += 5) {  // the load settled (over 30 ms in), both still moving
+        CHECK(seconds(h2d[i]) == within(1.833 * alone, 0.04));
+        CHECK(seconds(d2h[i]) == within(1.833 * alone, 0.04));
     }
 }
 

@@ -34,8 +34,14 @@ void print_table(const CopyProbeResult& r) {
     if (!r.h2d_under_host_writes.empty()) {
         fmt::print("  64 MiB H2D while the host writes memory at");
         for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
-            fmt::print("  {:.0f} GB/s: {:.0f}%", point.host_write_gbps, point.h2d_share * 100);
+            fmt::print("  {:.0f} GB/s: {:.0f}%", point.host_write_gbps, point.share * 100);
         fmt::print(" of its idle rate\n");
+    }
+    if (!r.bidir_under_host_writes.empty()) {
+        fmt::print("  both directions at once (64 MiB each) while the host writes memory at");
+        for (const Calibration::HostWriteShare& point : r.bidir_under_host_writes)
+            fmt::print("  {:.0f} GB/s: {:.0f}%", point.host_write_gbps, point.share * 100);
+        fmt::print(" of their idle total\n");
     }
     fmt::print(
         "  fixed cost per copy: {:.1f} us pinned, {:.1f} us pageable (a 4 KiB copy as the caller waits)\n",

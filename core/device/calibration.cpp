@@ -38,17 +38,29 @@ double CopyCurve::seconds(double bytes) const {
     return bytes / (gbps * 1e9);
 }
 
-double Calibration::h2d_share_under_writes(double host_write_gbps) const {
+namespace {
+// `curve`'s share at `host_write_gbps`: 1 with no load, linear between the measured loads, the last one's
+// beyond them.
+double share_under_writes(const std::vector<Calibration::HostWriteShare>& curve, double host_write_gbps) {
     double load = 0, share = 1;  // the point before: no load, the whole rate
-    for (const HostWriteShare& point : h2d_under_host_writes) {
+    for (const Calibration::HostWriteShare& point : curve) {
         if (host_write_gbps <= point.host_write_gbps) {
             const double span = point.host_write_gbps - load;
             const double f = span > 0 ? (std::max(host_write_gbps, load) - load) / span : 1;
-            return share + f * (point.h2d_share - share);
+            return share + f * (point.share - share);
         }
-        load = point.host_write_gbps, share = point.h2d_share;
+        load = point.host_write_gbps, share = point.share;
     }
     return share;
+}
+}  // namespace
+
+double Calibration::h2d_share_under_writes(double host_write_gbps) const {
+    return share_under_writes(h2d_under_host_writes, host_write_gbps);
+}
+
+double Calibration::bidir_share_under_writes(double host_write_gbps) const {
+    return share_under_writes(bidir_under_host_writes, host_write_gbps);
 }
 
 double Calibration::pageable_h2d_staging_extra_us(double bytes) const {
@@ -124,14 +136,16 @@ std::vector<std::array<double, N>> figure_list(const nlohmann::json& j, const ch
     return points;
 }
 
-// "h2d_under_host_writes": [{"host_write_GBps": 14.2, "h2d_share": 0.99}, ...], sorted by load here.
+// "h2d_under_host_writes": [{"host_write_GBps": 14.2, "h2d_share": 0.99}, ...], and the same of
+// "bidir_under_host_writes" with "bidir_share": sorted by load here.
 template <class Fail, class Checked>
-std::vector<Calibration::HostWriteShare> host_write_shares(const nlohmann::json& j, Fail&& fail,
+std::vector<Calibration::HostWriteShare> host_write_shares(const nlohmann::json& j, const char* key,
+                                                           const char* share_key, Fail&& fail,
                                                            Checked&& checked) {
     std::vector<Calibration::HostWriteShare> shares;
     for (const auto& [gbps, share] : figure_list<2>(
-             j, "h2d_under_host_writes", kMaxHostWritePoints,
-             {{{"host_write_GBps", kHostWriteRange}, {"h2d_share", kLinkShareRange}}}, fail, checked))
+             j, key, kMaxHostWritePoints,
+             {{{"host_write_GBps", kHostWriteRange}, {share_key, kLinkShareRange}}}, fail, checked))
         shares.push_back({gbps, share});
     std::sort(shares.begin(), shares.end(),
               [](const auto& a, const auto& b) { return a.host_write_gbps < b.host_write_gbps; });
@@ -240,7 +254,8 @@ Calibration calibration_from_json(const nlohmann::json& j, const std::string& so
     c.context_create_s = number("context_create_s", 0, kStartupRange);
     c.device_alloc_s = number("device_alloc_16MB_s", 0, kStartupRange);
     c.pin_alloc_256MB_s = figure("pin_host_alloc_256MB_s", 0, kStartupRange);
-    c.h2d_under_host_writes = host_write_shares(j, fail, checked);
+    c.h2d_under_host_writes = host_write_shares(j, "h2d_under_host_writes", "h2d_share", fail, checked);
+    c.bidir_under_host_writes = host_write_shares(j, "bidir_under_host_writes", "bidir_share", fail, checked);
     c.pageable_h2d_staging = staging_points(j, fail, checked);
     return c;
 }

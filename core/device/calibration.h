@@ -85,12 +85,21 @@ struct Calibration {
     // beside a run of 64 MiB copies; sorted by load. Empty: the host's writes cost the link nothing.
     struct HostWriteShare {
         double host_write_gbps = 0;
-        double h2d_share = 1;
+        double share = 1;
     };
     std::vector<HostWriteShare> h2d_under_host_writes;
     // The share at `host_write_gbps`: 1 with no load, linear between the measured loads, the last one's
     // beyond them (no guess past what was measured).
     double h2d_share_under_writes(double host_write_gbps) const;
+    // What share of bidir_total_gbps one H2D and one D2H at once keep while the cores write memory at a
+    // given rate (the pair's own D2H not counted). The pair loses far more to the cores' writes than an
+    // H2D copy alone does: on one H200 host 12 threads writing 38 GB/s left an H2D copy alone 95% of its
+    // rate and the pair 79% of theirs (the D2H engine's writes, the cores' and the H2D engine's reads all
+    // through the same memory controllers). `pinscope probe` measures it as it does the H2D's; sorted by
+    // load. Empty (files from before the probe measured it): the D2H's writes count in the H2D copies'
+    // load as the cores' do, and the pair keeps bidir_total_gbps.
+    std::vector<HostWriteShare> bidir_under_host_writes;
+    double bidir_share_under_writes(double host_write_gbps) const;
 
     // A pageable H2D copy's staging as its caller sees it: the driver's (from the call until it returns,
     // the bytes in its bounce buffers) against this host's own memcpy through one bounce buffer

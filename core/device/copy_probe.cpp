@@ -77,13 +77,17 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
                               {"memcpy_us", round2(point.memcpy_us)}});
         j["pageable_h2d_staging"] = points;
     }
-    if (!r.h2d_under_host_writes.empty()) {
+    const auto write_shares = [&](const char* key, const char* share_key,
+                                  const std::vector<Calibration::HostWriteShare>& curve) {
+        if (curve.empty()) return;
         nlohmann::json shares = nlohmann::json::array();
-        for (const Calibration::HostWriteShare& point : r.h2d_under_host_writes)
+        for (const Calibration::HostWriteShare& point : curve)
             shares.push_back({{"host_write_GBps", round2(point.host_write_gbps)},
-                              {"h2d_share", std::round(point.h2d_share * 1000) / 1000}});
-        j["h2d_under_host_writes"] = shares;
-    }
+                              {share_key, std::round(point.share * 1000) / 1000}});
+        j[key] = shares;
+    };
+    write_shares("h2d_under_host_writes", "h2d_share", r.h2d_under_host_writes);
+    write_shares("bidir_under_host_writes", "bidir_share", r.bidir_under_host_writes);
     j["notes"] = {
         "written by `pinscope probe`; sizes are MiB, bandwidths 1e9 bytes/s, medians of repeated copies",
         "pinned copies: cudaMemcpyAsync from cudaHostAlloc memory; pageable: from ordinary malloc'd memory",
@@ -109,7 +113,10 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "h2d_under_host_writes: the share of its idle rate a 64 MiB pinned H2D copy keeps while host threads "
         "write their own memory with streaming stores at host_write_GBps between them (12 threads at most, "
         "paced to 20, 35, 50, 65, 80 and 100 GB/s, then flat out; each share the median of three, each "
-        "against an idle figure measured just before)"};
+        "against an idle figure measured just before)",
+        "bidir_under_host_writes: the same for one H2D and one D2H of 64 MiB at once, the two directions' "
+        "bytes over the time until both end against the idle pair's (the pair's own D2H is not in "
+        "host_write_GBps)"};
     return j;
 }
 

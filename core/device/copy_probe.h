@@ -47,6 +47,8 @@ struct CopyProbeResult {
     // less two) write memory with streaming stores, as a loader's workers collate, at paced rates between
     // them and then flat out.
     std::vector<Calibration::HostWriteShare> h2d_under_host_writes;
+    // The same for one H2D and one D2H of 64 MiB at once, their total against the idle pair's.
+    std::vector<Calibration::HostWriteShare> bidir_under_host_writes;
     // The normalize kernel of transfer_dtype uint8: pixels per second (1e9/s) and the fixed cost of one.
     double normalize_u8_gbps = 0, normalize_latency_us = 0;
 

@@ -93,7 +93,8 @@ inline double solo_copy_rate(const Calibration& calibration, Work direction, Hos
 // over the last few milliseconds (so it costs nothing to keep). Read as a copy starts, the average without
 // its bytes is the lowest it gets between two copies and with them the highest; halfway, with half of them,
 // is the mean rate of copies started at a steady pace, so that is what a starting copy reads.
-// D2H copies count in too: the engine writes their bytes into host memory through the same controllers.
+// D2H copies count in too where the calibration has no bidir_under_host_writes: the engine writes their
+// bytes into host memory through the same controllers (with that curve, bidir_bytes_per_ns counts them).
 // The probe's both-ways figure agrees: on an H200 host each direction kept 92% of its rate while the
 // other ran (101.4 GB/s in all against 55.3 and 55.2 alone), where the same probe's curve gives 93% for
 // 50 GB/s of the cores' writes. A loader sending 96 MiB each way (its workers writing ~42 GB/s, the D2H
@@ -112,6 +113,8 @@ class HostWriteLoad {
         at_ = std::max(at_, now);
         return before + 0.5 * bytes / window_ns_;
     }
+    // The load at `now`, nothing counted in.
+    double at(double now) const { return rate_ * std::exp(-std::max(0.0, now - at_) / window_ns_); }
 
   private:
     double window_ns_;
@@ -135,8 +138,20 @@ inline double starting_copy_rate(const Calibration& calibration, Work direction,
     if (pageable && direction == Work::h2d) return 0;
     const double rate = solo_copy_rate(calibration, direction, HostMemory::pinned, bytes, time_scale);
     if (direction == Work::h2d) return rate * h2d_share_at_start(calibration, load, now, bytes, time_scale);
-    load.start(now, bytes);  // a D2H copy writes host memory: it loads the H2D copies as the cores' writes do
+    // A D2H copy writes host memory: it loads the H2D copies as the cores' writes do, unless the probe
+    // measured both directions at once under the cores' writes (bidir_bytes_per_ns), which counts it.
+    if (calibration.bidir_under_host_writes.empty()) load.start(now, bytes);
     return rate;
+}
+
+// What one H2D and one D2H moving bytes at once may move between them at `now` (bytes per ns): the
+// calibration's both-ways total, at the share bidir_under_host_writes leaves it under the load the H2D
+// copies make (the cores' writes; without that curve the total is not slowed, the D2H's writes slowing
+// the H2D copies instead: starting_copy_rate).
+inline double bidir_bytes_per_ns(const Calibration& calibration, const HostWriteLoad& load, double now,
+                                 double time_scale = 1) {
+    return calibration.bidir_total_gbps * calibration.bidir_share_under_writes(load.at(now) * time_scale) /
+           time_scale;  // GB/s == bytes/ns
 }
 
 // A pageable copy, as sim_device.cpp's stage_pageable stages it. The caller copies the bytes through the

@@ -73,14 +73,15 @@ bool ModelGpu::start_ready(double now) {
     return any;
 }
 
-void ModelGpu::update_rates() {
+void ModelGpu::update_rates(double now) {
     const auto for_each_head = [&](auto&& visit) {
         for (Stream& s : streams_)
             if (s.head < static_cast<int>(s.ops.size())) visit(s.ops[s.head]);
     };
     engine_rules::share_links(
         for_each_head, [](const GpuOp& op) { return op.kind == OpKind::kernel; },
-        [](const GpuOp& op) { return op.kind == OpKind::h2d; }, calibration_.bidir_total_gbps);
+        [](const GpuOp& op) { return op.kind == OpKind::h2d; },
+        engine_rules::bidir_bytes_per_ns(calibration_, host_writes_, now));
 }
 
 double ModelGpu::next_completion(double now) const {

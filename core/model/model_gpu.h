@@ -48,7 +48,7 @@ class ModelGpu {
 
     // Starts what can start at `now`; returns true when anything started or completed.
     bool start_ready(double now);
-    void update_rates();
+    void update_rates(double now);
     double next_completion(double now) const;  // kNever when nothing runs
     void advance(double from, double to);      // moves bytes
     // Completes what has finished by `now`, calling on_done(op) for each; true when any did.

@@ -55,7 +55,7 @@ ModelTrace Model::run() {
         }
         if (loop_step_ == LoopStep::done) break;
         share_host(thread_ptrs_, host_);
-        gpu_.update_rates();
+        gpu_.update_rates(now_);
         const double next = next_event();
         if (next >= kNever) break;  // nothing can happen any more
         advance(next);

@@ -272,27 +272,49 @@ std::vector<Calibration::StagingPoint> time_pageable_staging(void* device, std::
     return points;
 }
 
-// One H2D and one D2H at once on two streams; both directions' bytes over the time until both end.
-double time_bidirectional(Pinned& up, Pinned& down, OnDevice& to, OnDevice& from) {
+// One H2D and one D2H of `bytes` each at once on two streams: both directions' bytes over the time until
+// both end. `rounds` timed after one to warm up; their median.
+double time_bidirectional(void* up, void* down, void* to, void* from, size_t bytes = kLargest,
+                          int rounds = 3) {
     StreamOwner a, b;
     EventOwner begin, end_a, end_b;
     std::vector<double> gbps;
-    for (int r = 0; r <= 3; ++r) {
+    for (int r = 0; r <= rounds; ++r) {
         check(cudaEventRecord(begin.event, a.stream), "cudaEventRecord");
         check(cudaStreamWaitEvent(b.stream, begin.event, 0), "cudaStreamWaitEvent");
-        check(cudaMemcpyAsync(to.data, up.data, kLargest, cudaMemcpyHostToDevice, a.stream),
-              "cudaMemcpyAsync");
-        check(cudaMemcpyAsync(down.data, from.data, kLargest, cudaMemcpyDeviceToHost, b.stream),
-              "cudaMemcpyAsync");
+        check(cudaMemcpyAsync(to, up, bytes, cudaMemcpyHostToDevice, a.stream), "cudaMemcpyAsync");
+        check(cudaMemcpyAsync(down, from, bytes, cudaMemcpyDeviceToHost, b.stream), "cudaMemcpyAsync");
         check(cudaEventRecord(end_a.event, a.stream), "cudaEventRecord");
         check(cudaEventRecord(end_b.event, b.stream), "cudaEventRecord");
         check(cudaEventSynchronize(end_a.event), "cudaEventSynchronize");
         check(cudaEventSynchronize(end_b.event), "cudaEventSynchronize");
         const double seconds =
             std::max(elapsed_s(begin.event, end_a.event), elapsed_s(begin.event, end_b.event));
-        if (r > 0) gbps.push_back(2.0 * kLargest / seconds * 1e-9);
+        if (r > 0) gbps.push_back(2.0 * static_cast<double>(bytes) / seconds * 1e-9);
     }
     return median(gbps);
+}
+
+// The same for one H2D and one D2H of 64 MiB at once, their total against the idle pair's: the pair loses
+// far more to the cores' writes than an H2D alone (one H200 host: 79% of the idle total at 38 GB/s of
+// writes, where an H2D alone kept 95%), and a loader sending results as large as its inputs runs there.
+Calibration::HostWriteShare time_bidir_under_writes(void* up, void* down, void* to, void* from,
+                                                    const std::vector<std::unique_ptr<Pageable>>& buffers,
+                                                    double total_gbps) {
+    constexpr size_t kBytes = 64 * MiB;
+    std::vector<double> shares, write_gbps;
+    for (int r = 0; r < 3; ++r) {
+        const double idle = time_bidirectional(up, down, to, from, kBytes, 1);
+        HostWriters writers(buffers, total_gbps);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every writer running
+        const uint64_t before = writers.written();
+        const TimeNs start = now_ns();
+        const double loaded = time_bidirectional(up, down, to, from, kBytes, 1);
+        write_gbps.push_back(static_cast<double>(writers.written() - before) /
+                             static_cast<double>(std::max<TimeNs>(1, now_ns() - start)));
+        shares.push_back(std::min(1.0, loaded / idle));
+    }
+    return {median(write_gbps), median(shares)};
 }
 
 double time_host_memcpy(Pageable& dst, const Pageable& src) {
@@ -414,7 +436,9 @@ CopyProbeResult probe_copies(int ordinal) {
     // Both directions at once at three points of the probe, the best kept: one H100 host's probe read
     // 79.2 GB/s where others of its kind read 84 to 101 (a busy spell of the host), and a figure read low
     // flatters every run that is compared with it.
-    const auto bidirectional = [&] { return time_bidirectional(pinned, pinned_back, device, device_back); };
+    const auto bidirectional = [&] {
+        return time_bidirectional(pinned.data, pinned_back.data, device.data, device_back.data);
+    };
     result.bidir_total_gbps = bidirectional();
     for (CopyDirection direction : {CopyDirection::h2d, CopyDirection::d2h})
         for (HostMemory memory : {HostMemory::pinned, HostMemory::pageable})
@@ -447,6 +471,9 @@ CopyProbeResult probe_copies(int ordinal) {
         for (double gbps : kHostWriteRatesGBps)
             result.h2d_under_host_writes.push_back(
                 time_h2d_under_writes(device.data, pinned.data, stream.stream, buffers, gbps));
+        for (double gbps : kHostWriteRatesGBps)
+            result.bidir_under_host_writes.push_back(time_bidir_under_writes(
+                pinned.data, pinned_back.data, device.data, device_back.data, buffers, gbps));
     }
     result.bidir_total_gbps = std::max(result.bidir_total_gbps, bidirectional());
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);

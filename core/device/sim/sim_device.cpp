@@ -563,7 +563,8 @@ void SimDevice::update_rates() {
     engine_rules::share_links(
         for_each_head, [](const Op& op) { return op.kind == OpKind::kernel; },
         [](const Op& op) { return op.kind == OpKind::h2d; },
-        calibration_.bidir_total_gbps / time_scale_);  // GB/s == bytes/ns
+        engine_rules::bidir_bytes_per_ns(calibration_, host_writes_, static_cast<double>(clock_),
+                                         time_scale_));
 }
 
 TimeNs SimDevice::next_completion() const {

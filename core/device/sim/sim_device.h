@@ -2,7 +2,8 @@
 // A modelled GPU that runs in real time, by the engine rules of core/device/engine_rules.h (which the
 // predictor's model follows too): `copy_engines` copy engines and one compute engine; copies move at the
 // calibrated bandwidth for their size, direction and host memory kind; copies of one direction run one at a
-// time, in issue order, and an H2D and a D2H at once share `bidir_total_gbps`. Kernels occupy the compute
+// time, in issue order, and an H2D and a D2H at once share `bidir_total_gbps` (less what the host's writes
+// take: engine_rules::bidir_bytes_per_ns). Kernels occupy the compute
 // engine for their duration, one at a time.
 //
 // How a run ends: cut_work() ends every op where it stands (recorded as cut) and every wait with it, so
