@@ -69,8 +69,11 @@ TEST_CASE("a sample crosses the link in 4, 2, 2 or 1 bytes an element") {
 TEST_CASE("each dtype carries the float32 sample: uint8 its pixels, half precision its nearest values") {
     PipelineConfig config;
     // 33x33 planes: the vector paths' unaligned heads and tails are exercised; 3 channels, 3 constants.
-    for (const bool big : {false, true}) {  // plain stores, and the streaming stores of samples >= 256 KiB
-        config.sample_shape.dims = big ? std::vector<int64_t>{3, 160, 160} : std::vector<int64_t>{3, 33, 33};
+    // Plain stores; the streaming stores of samples of 256 KiB and up, in float32 and half precision at
+    // 3x160x160, in uint8 too at 3x297x297 (258 KiB, its tail not a whole 16 bytes).
+    const std::vector<int64_t> shapes[] = {{3, 33, 33}, {3, 160, 160}, {3, 297, 297}};
+    for (const std::vector<int64_t>& dims : shapes) {
+        config.sample_shape.dims = dims;
         const int64_t plane = config.sample_shape.dims[1] * config.sample_shape.dims[2];
         const int64_t n = 3 * plane;
         for (int64_t index : {0, 5}) {

@@ -75,6 +75,25 @@ void convert_plane(const uint8_t* s, float* d, int64_t n, float scale, float bia
     for (; i < n; ++i) d[i] = static_cast<float>(s[i]) * scale + bias;  // vectorises
 }
 
+// transfer_dtype uint8: the pixels as they are. With `streaming` around the cache, as convert_plane's large
+// samples: memcpy's plain stores read each destination line first, and on an H200 host 14 workers copying
+// 768 KiB samples straight into pinned memory that way made the copy engine's reads of the batches before
+// them run at 38.5-41.4 GB/s against 45.4-46.3 streamed (48,500 against 57,500 samples/s, median of four).
+void copy_pixels(const uint8_t* s, std::byte* d, int64_t n, bool streaming) {
+    int64_t i = 0;
+#if defined(__SSE2__)
+    if (streaming) {
+        for (; i < n && reinterpret_cast<uintptr_t>(d + i) % 16 != 0; ++i)
+            d[i] = static_cast<std::byte>(s[i]);
+        for (; i + 16 <= n; i += 16)
+            _mm_stream_si128(reinterpret_cast<__m128i*>(d + i),
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+        _mm_sfence();  // complete them before the batch is handed on
+    }
+#endif
+    std::memcpy(d + i, s + i, static_cast<size_t>(n - i));
+}
+
 // The half-precision path of a plane, as convert_plane: the same floats, then each rounded to 16 bits.
 // `table` holds the 256 results (what the scalar head and tail read); with SSE2 the body computes them
 // sixteen at a time, so collating into half precision costs about what float32 does, not a table walk.
@@ -235,7 +254,7 @@ SyntheticImageDataset::SyntheticImageDataset(const PipelineConfig& config)
 }
 
 bool writes_around_the_cache(const PipelineConfig& config) {
-    return config.transfer_dtype != TransferDtype::uint8 && config.sample_bytes() >= kStreamingSampleBytes;
+    return config.sample_bytes() >= kStreamingSampleBytes;
 }
 
 double SyntheticImageDataset::cost_scale(int64_t index) const {
@@ -279,7 +298,7 @@ void SyntheticImageDataset::convert(int64_t index, std::byte* out) const {
     const uint8_t* src = pixels_->data() + (window_starts_ > 0 ? (index * 7919 * 64) % window_starts_ : 0);
     switch (dtype_) {
         case TransferDtype::uint8:
-            std::memcpy(out, src, static_cast<size_t>(elements_));
+            copy_pixels(src, out, elements_, streaming_);
             return;
         case TransferDtype::float16:
         case TransferDtype::bfloat16:

@@ -44,9 +44,9 @@ struct DatasetReport {
 void spend_cpu_us(double us, const std::atomic<bool>& stop);
 void spend_wait_us(double us, const std::atomic<bool>& stop);
 
-// Whether the synthetic dataset writes `config`'s samples with streaming stores, around the cache: float32
-// and half-precision samples of 256 KiB and up (uint8 samples are copied as they are). The predictor reads
-// its batches' pin copy and pageable staging rates by it: a batch written so is read from memory.
+// Whether the synthetic dataset writes `config`'s samples with streaming stores, around the cache: samples
+// of 256 KiB and up, in every transfer dtype. The predictor reads its batches' pin copy and pageable
+// staging rates by it: a batch written so is read from memory.
 bool writes_around_the_cache(const PipelineConfig& config);
 
 class Dataset {
