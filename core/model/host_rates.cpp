@@ -587,8 +587,8 @@ double ByteRateCurve::at(double bytes) const {
 namespace {
 
 // The convert curves, in the order measured: samples of 128^2 float32 elements (64 KiB) are written with
-// plain stores, of 256^2 (256 KiB) with streaming ones (dataset.cpp); four buffers in turn, as workers
-// fill a pool, or one reused, as inline loading does.
+// plain stores, of 256^2 (256 KiB) with streaming ones, as are uint8 samples of 512^2 (dataset.cpp); four
+// buffers in turn, as workers fill a pool, or one reused, as inline loading does.
 struct ConvertCurve {
     ByteRateCurve HostRates::*curve;
     int64_t sample_side;
@@ -606,6 +606,8 @@ constexpr ConvertCurve kConvertCurves[] = {
     {&HostRates::convert_half_reused, 256, TransferDtype::float16, 1},
     {&HostRates::convert_bfloat16, 256, TransferDtype::bfloat16, ConvertBuffers::kCount},
     {&HostRates::convert_bfloat16_reused, 256, TransferDtype::bfloat16, 1},
+    {&HostRates::convert_uint8_streaming, 512, TransferDtype::uint8, ConvertBuffers::kCount},  // 256 KiB
+    {&HostRates::convert_uint8_streaming_reused, 512, TransferDtype::uint8, 1},
 };
 
 }  // namespace

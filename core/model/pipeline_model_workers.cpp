@@ -27,6 +27,8 @@ const ByteRateCurve& Model::convert_curve(const PipelineConfig& config, const Ho
     const bool inline_loading = config.num_workers == 0;
     switch (config.transfer_dtype) {
         case TransferDtype::uint8:
+            if (writes_around_the_cache(config))
+                return inline_loading ? host.convert_uint8_streaming_reused : host.convert_uint8_streaming;
             return inline_loading ? host.convert_uint8_reused : host.convert_uint8;
         case TransferDtype::float16:
             return inline_loading ? host.convert_half_reused : host.convert_half;
