@@ -181,21 +181,20 @@ class HostWriters {
     std::atomic<uint64_t> written_{0};
 };
 
-// What share of its idle rate a 64 MiB H2D copy keeps while a host thread for each of `buffers` writes
+// What share of the rate `measure` returns (GB/s) it keeps while a host thread for each of `buffers` writes
 // memory, at `total_gbps` between them (0: as fast as they can), against the idle rate measured just before
 // (the host's state drifts), and the writers' rate while it ran: the median of three such pairs.
-Calibration::HostWriteShare time_h2d_under_writes(void* device, void* pinned, cudaStream_t stream,
-                                                  const std::vector<std::unique_ptr<Pageable>>& buffers,
-                                                  double total_gbps) {
-    constexpr size_t kBytes = 64 * MiB;
+template <class Measure>
+Calibration::HostWriteShare share_under_writes(const std::vector<std::unique_ptr<Pageable>>& buffers,
+                                               double total_gbps, Measure&& measure) {
     std::vector<double> shares, write_gbps;
     for (int r = 0; r < 3; ++r) {
-        const double idle = time_copy(device, pinned, kBytes, cudaMemcpyHostToDevice, stream, false);
+        const double idle = measure();
         HostWriters writers(buffers, total_gbps);
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every writer running
         const uint64_t before = writers.written();
         const TimeNs start = now_ns();
-        const double loaded = time_copy(device, pinned, kBytes, cudaMemcpyHostToDevice, stream, false);
+        const double loaded = measure();
         write_gbps.push_back(static_cast<double>(writers.written() - before) /
                              static_cast<double>(std::max<TimeNs>(1, now_ns() - start)));
         shares.push_back(std::min(1.0, loaded / idle));  // above 1 is the idle figure's noise
@@ -293,28 +292,6 @@ double time_bidirectional(void* up, void* down, void* to, void* from, size_t byt
         if (r > 0) gbps.push_back(2.0 * static_cast<double>(bytes) / seconds * 1e-9);
     }
     return median(gbps);
-}
-
-// The same for one H2D and one D2H of 64 MiB at once, their total against the idle pair's: the pair loses
-// far more to the cores' writes than an H2D alone (one H200 host: 79% of the idle total at 38 GB/s of
-// writes, where an H2D alone kept 95%), and a loader sending results as large as its inputs runs there.
-Calibration::HostWriteShare time_bidir_under_writes(void* up, void* down, void* to, void* from,
-                                                    const std::vector<std::unique_ptr<Pageable>>& buffers,
-                                                    double total_gbps) {
-    constexpr size_t kBytes = 64 * MiB;
-    std::vector<double> shares, write_gbps;
-    for (int r = 0; r < 3; ++r) {
-        const double idle = time_bidirectional(up, down, to, from, kBytes, 1);
-        HostWriters writers(buffers, total_gbps);
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every writer running
-        const uint64_t before = writers.written();
-        const TimeNs start = now_ns();
-        const double loaded = time_bidirectional(up, down, to, from, kBytes, 1);
-        write_gbps.push_back(static_cast<double>(writers.written() - before) /
-                             static_cast<double>(std::max<TimeNs>(1, now_ns() - start)));
-        shares.push_back(std::min(1.0, loaded / idle));
-    }
-    return {median(write_gbps), median(shares)};
 }
 
 double time_host_memcpy(Pageable& dst, const Pageable& src) {
@@ -468,12 +445,20 @@ CopyProbeResult probe_copies(int ordinal) {
         const int writers = std::clamp(static_cast<int>(std::thread::hardware_concurrency()) - 2, 1, 12);
         std::vector<std::unique_ptr<Pageable>> buffers;
         for (int t = 0; t < writers; ++t) buffers.push_back(std::make_unique<Pageable>(kWriterBuffer));
+        // A 64 MiB H2D copy, and one H2D and one D2H of 64 MiB at once: the pair loses far more to the
+        // cores' writes than an H2D alone (one H200 host: 79% of its idle total at 38 GB/s of writes, where
+        // an H2D alone kept 95%), and a loader sending results as large as its inputs runs there.
+        constexpr size_t kBytes = 64 * MiB;
         for (double gbps : kHostWriteRatesGBps)
-            result.h2d_under_host_writes.push_back(
-                time_h2d_under_writes(device.data, pinned.data, stream.stream, buffers, gbps));
+            result.h2d_under_host_writes.push_back(share_under_writes(buffers, gbps, [&] {
+                return time_copy(device.data, pinned.data, kBytes, cudaMemcpyHostToDevice, stream.stream,
+                                 false);
+            }));
         for (double gbps : kHostWriteRatesGBps)
-            result.bidir_under_host_writes.push_back(time_bidir_under_writes(
-                pinned.data, pinned_back.data, device.data, device_back.data, buffers, gbps));
+            result.bidir_under_host_writes.push_back(share_under_writes(buffers, gbps, [&] {
+                return time_bidirectional(pinned.data, pinned_back.data, device.data, device_back.data,
+                                          kBytes, 1);
+            }));
     }
     result.bidir_total_gbps = std::max(result.bidir_total_gbps, bidirectional());
     result.pageable_copy_latency_us = time_small_pageable_us(device.data, pageable.data, stream.stream);
