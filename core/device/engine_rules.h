@@ -108,7 +108,7 @@ class HostWriteLoad {
 
     // The load a copy of `bytes` starting at `now` moves under; then counts it in.
     double start(double now, double bytes) {
-        const double before = rate_ * std::exp(-std::max(0.0, now - at_) / window_ns_);
+        const double before = at(now);
         rate_ = before + bytes / window_ns_;
         at_ = std::max(at_, now);
         return before + 0.5 * bytes / window_ns_;
