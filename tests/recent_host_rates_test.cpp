@@ -64,6 +64,10 @@ TEST_CASE("the kept measurements go to JSON and back figure for figure, and noth
     nlohmann::json j = good;
     j["format"] = "something else";
     CHECK_FALSE(kept_rates_from_json(j));
+    j["format"] = nlohmann::json::array({"pinscope host rates"});  // the fuzzer's: not a string at all
+    CHECK_FALSE(kept_rates_from_json(j));
+    j.erase("format");
+    CHECK_FALSE(kept_rates_from_json(j));
     j = good;
     j["measurements"][1]["figures"].erase(0);  // a build that measures one figure fewer
     CHECK_FALSE(kept_rates_from_json(j));

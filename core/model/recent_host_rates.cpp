@@ -84,7 +84,8 @@ nlohmann::json kept_rates_to_json(const KeptRates& kept) {
 }
 
 std::optional<KeptRates> kept_rates_from_json(const nlohmann::json& j) {
-    if (!j.is_object() || j.value("format", "") != kFormat || !j.contains("build") ||
+    // The format read as JSON, not as a string: value("format", "") throws where it is an array.
+    if (!j.is_object() || j.value("format", nlohmann::json()) != kFormat || !j.contains("build") ||
         !j["build"].is_string() || !j.contains("measurements") || !j["measurements"].is_array())
         return std::nullopt;
     KeptRates kept;
