@@ -15,9 +15,13 @@ Each setting runs --repeats times, the settings alternating, and the medians are
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workloads  # noqa: E402
 
 WORKLOAD = {"--num-workers": "14", "--pin-memory": None, "--pin-mode": "direct", "--streams": "3",
             "--batch-size": "32", "--sample-shape": "3x512x512", "--kernel-us": "10", "--d2h-bytes": "4096"}
@@ -44,10 +48,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--pinscope", required=True)
     p.add_argument("--probe", required=True)
-    # The transfer-bound workload's own run length (workloads.py). The window starts at the first copy, but
-    # the pool's first batches still come unevenly: on an H200 host 3 s runs kept the copy engine 89-98%
-    # busy and sustained 46.4-49.9 GB/s, 8 s runs 99.3% and 50.1-52.6 (three each, alternating).
-    p.add_argument("--seconds", type=float, default=8)
+    # The transfer-bound workload's own run length. The window starts at the first copy, but the pool's
+    # first batches still come unevenly: on an H200 host 3 s runs kept the copy engine 89-98% busy and
+    # sustained 46.4-49.9 GB/s, 8 s runs 99.3% and 50.1-52.6 (three each, alternating).
+    transfer_bound = next(w for w in workloads.WORKLOADS if w.name == "transfer-bound")
+    p.add_argument("--seconds", type=float, default=transfer_bound.seconds)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-sim", action="store_true", help="only the real GPU")
     p.add_argument("--out")
