@@ -23,8 +23,6 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads  # noqa: E402
 
-BY_NAME = {w.name: w for w in workloads.WORKLOADS}
-
 
 def setting_of(report):
     c = report["config"]
@@ -84,7 +82,7 @@ def cupti_cost(binary, compare, seconds_scale=1.0, pairs=5):
 
 
 def memory_kinds(binary):
-    w = BY_NAME["transfer-bound"]
+    w = workloads.BY_NAME["transfer-bound"]
     rows = []
     for pinning, expected in (("direct", "pinned"), ("pageable", "pageable")):
         with tempfile.TemporaryDirectory() as folder:

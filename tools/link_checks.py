@@ -51,8 +51,7 @@ def main():
     # The transfer-bound workload's own run length. The window starts at the first copy, but the pool's
     # first batches still come unevenly: on an H200 host 3 s runs kept the copy engine 89-98% busy and
     # sustained 46.4-49.9 GB/s, 8 s runs 99.3% and 50.1-52.6 (three each, alternating).
-    transfer_bound = next(w for w in workloads.WORKLOADS if w.name == "transfer-bound")
-    p.add_argument("--seconds", type=float, default=transfer_bound.seconds)
+    p.add_argument("--seconds", type=float, default=workloads.BY_NAME["transfer-bound"].seconds)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-sim", action="store_true", help="only the real GPU")
     p.add_argument("--out")

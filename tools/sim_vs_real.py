@@ -19,7 +19,6 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads  # noqa: E402
 
-BY_NAME = {w.name: w for w in workloads.WORKLOADS}
 STAGES = ["fetch", "pin", "wait", "stage", "h2d", "kernel", "d2h", "batch"]
 FIGURES = [("samples/s", "samples_per_s", 1), ("H2D GB/s per copy", "h2d_gbps", 1),
            ("H2D GB/s sustained", "h2d_sustained_gbps", 1), ("GPU busy", "gpu_busy", 1), ("stall", "stall", 1)]
@@ -92,7 +91,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--pinscope", required=True)
     p.add_argument("--probe", required=True, help="the calibration file `pinscope probe` wrote on this machine")
-    p.add_argument("--workload", required=True, choices=sorted(BY_NAME))
+    p.add_argument("--workload", required=True, choices=sorted(workloads.BY_NAME))
     p.add_argument("--workers", type=int, required=True)
     p.add_argument("--prefetch", type=int, default=2)
     p.add_argument("--pinning", choices=["direct", "thread", "pageable"], default="direct")
@@ -104,7 +103,7 @@ def main():
     p.add_argument("--real-device", default="cuda", help=argparse.SUPPRESS)  # "sim" to try the script without a GPU
     a = p.parse_args()
 
-    w = BY_NAME[a.workload]
+    w = workloads.BY_NAME[a.workload]
     s = workloads.PinscopeSetting(a.workers, a.prefetch, a.pinning, a.streams)
     real, sim = [], []
     for _ in range(a.repeats):

@@ -27,6 +27,7 @@ WORKLOADS = [
     WorkloadSpec("imagenet-like", "3x224x224", 64, decode_us=200, kernel_us=1000, target=5, seconds=4),
     WorkloadSpec("transfer-bound", "3x512x512", 32, decode_us=0, kernel_us=10, target=10, seconds=8),
 ]
+BY_NAME = {w.name: w for w in WORKLOADS}
 
 
 def cores():
