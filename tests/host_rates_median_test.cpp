@@ -18,6 +18,8 @@ HostRates all_at(double level) {
                            &r.woken_us, &r.wake_latency_us, &r.gpu_wake_us, &r.first_touch_gbps})
         *figure = level;
     for (auto& row : r.sleep_overshoot.us) row.fill(level);
+    for (auto& row : r.sleep_overshoot.cpu_us) row.fill(level);
+    r.sleep_overshoot.beside_work_us = level;
     r.staging_cooling.cold_gbps = level;
     r.staging_cooling.cooled.fill(level);
     return r;
@@ -33,6 +35,9 @@ bool all_equal(const HostRates& r, double level) {
         equal = equal && figure == level;
     for (const auto& row : r.sleep_overshoot.us)
         for (double us : row) equal = equal && us == level;
+    for (const auto& row : r.sleep_overshoot.cpu_us)
+        for (double us : row) equal = equal && us == level;
+    equal = equal && r.sleep_overshoot.beside_work_us == level;
     equal = equal && r.staging_cooling.cold_gbps == level;
     for (double cooled : r.staging_cooling.cooled) equal = equal && cooled == level;
     return equal;

@@ -99,6 +99,41 @@ TEST_CASE("a copy beside a convert keeps what the mixed measurement says, two of
     CHECK(convert_copy_overlap(host, bytes) == doctest::Approx(0.3).epsilon(1e-9));
 }
 
+// `working` threads doing CPU work beside `sleeping` threads asleep, each of those taking `load` cores'
+// worth of the others' time (its timers' interrupts and wake-ups): the rate each working thread gets.
+double rate_beside_sleepers(const HostRates& host, int working, int sleeping, double load) {
+    std::vector<HostThread> threads(static_cast<size_t>(working + sleeping));
+    std::vector<HostThread*> all;
+    for (int i = 0; i < working + sleeping; ++i) {
+        HostThread& t = threads[static_cast<size_t>(i)];
+        if (i < working)
+            t.work(1e6);
+        else
+            t.sleep(0, 1e6, load);
+        all.push_back(&t);
+    }
+    share_host(all, host);
+    return threads.front().rate;
+}
+
+TEST_CASE("sleepers' wake-ups take from working threads only when the cores are short") {
+    // A sleeper's timer fires on a busy core. One worker on two cores, a sleeper taking half a core: the
+    // core it works on is untouched.
+    CHECK(rate_beside_sleepers(host_of(2, 8.0), 1, 1, 0.5) == doctest::Approx(1.0));
+    // Two workers on two cores: the half core comes out of their 2, 0.75 each.
+    CHECK(rate_beside_sleepers(host_of(2, 8.0), 2, 1, 0.5) == doctest::Approx(0.75));
+    // Eight on 16 cores beside four sleepers of a core each: 12 left, enough.
+    CHECK(rate_beside_sleepers(host_of(16, 8.0), 8, 4, 1.0) == doctest::Approx(1.0));
+    // However many sleep, the working threads keep a quarter of the cores: the loads are measured one
+    // sleeper at a time, and ten of them would otherwise leave nothing.
+    CHECK(rate_beside_sleepers(host_of(2, 8.0), 2, 10, 1.0) == doctest::Approx(0.25));
+    // A thread that is not asleep takes nothing however it slept before.
+    HostThread was_asleep;
+    was_asleep.sleep(0, 1e6, 1.0);
+    was_asleep.sleep(0, 0);
+    CHECK(was_asleep.load == 0);
+}
+
 TEST_CASE("a bus measured at less than a thread's worth is taken as 0.6 of one, as the noise floor") {
     CHECK(bus_use(host_of(16, 0.2).convert_bus_threads, 1 << 20) == doctest::Approx(1 / 0.6));
     CHECK(HostRates::bus_threads_measured(1) == 1);

@@ -28,12 +28,36 @@ struct ByteRateCurve {
 // an idle core (or a virtual machine's vCPU) sink deeper, and waking it takes longer: on the H100 host a
 // 100 us sleep ended 16 us late, the pipeline's 400 us ones about 45. Measured at 1, 4 and 16 sleepers
 // of 50, 200 and 800 us, log-interpolated between (and held beyond).
+//
+// Part of that lateness is the sleeper's own CPU time: the system calls that arm the timer and switch the
+// thread out and back in. On this project's 2-core VM (KVM) a sleep costs its thread 18 to 32 us of CPU
+// (arming a timer leaves the guest), nearly all of a 200 us sleep's lateness; with every core busy it is
+// CPU the other threads wait for: 8 workers sleeping 1 us a sample ran 22,900 to 24,200 samples/s where
+// the model that counted their sleeps as waiting alone said 32,300 (system time 1.9 of 4.2 CPU seconds,
+// against 0.7 with no sleeps). The model charges that part as work, the rest as waiting. The H200
+// machine's host: 4 to 5 us of CPU a sleep.
 struct SleepOvershoot {
     static constexpr std::array<int, 3> kSleepers{1, 4, 16};
     static constexpr std::array<double, 3> kSleepUs{50, 200, 800};
-    std::array<std::array<double, 3>, 3> us{};  // [sleepers][sleep]
+    std::array<std::array<double, 3>, 3> us{};      // [sleepers][sleep]: how late
+    std::array<std::array<double, 3>, 3> cpu_us{};  // [sleepers][sleep]: the sleeper's CPU time a sleep
+    // What a sleep takes from threads working on every core, the sleeper's own time included (its timer's
+    // interrupt and its wake-up run on a busy core). 0: not measured.
+    double beside_work_us = 0;
+    // Of that, what the other threads lose: the whole less the sleeper's own.
+    double others_cpu_at(int sleepers, double sleep_us) const {
+        return std::max(0.0, beside_work_us - cpu_at(sleepers, sleep_us));
+    }
 
-    double at(int sleepers, double sleep_us) const;
+    double at(int sleepers, double sleep_us) const { return interpolated(us, sleepers, sleep_us); }
+    // Of at(): the part the sleeper spends on a core (never more than the whole).
+    double cpu_at(int sleepers, double sleep_us) const {
+        return std::min(interpolated(cpu_us, sleepers, sleep_us), at(sleepers, sleep_us));
+    }
+
+  private:
+    using Grid = std::array<std::array<double, 3>, 3>;
+    static double interpolated(const Grid& grid, int sleepers, double sleep_us);
 };
 
 // Staging back to back finds its bounce buffer and the batch in the caches; a train loop stages once a
@@ -192,6 +216,9 @@ void for_each_figure(Rates& rates, Visit&& visit) {
     for (auto& cooled : rates.staging_cooling.cooled) visit(cooled);
     for (auto& row : rates.sleep_overshoot.us)
         for (auto& us : row) visit(us);
+    for (auto& row : rates.sleep_overshoot.cpu_us)
+        for (auto& us : row) visit(us);
+    visit(rates.sleep_overshoot.beside_work_us);
 }
 
 // The figures that most often decide a prediction, on one line: cores (and what of them is available when

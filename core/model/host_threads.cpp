@@ -4,8 +4,15 @@ namespace pinscope::model {
 
 void share_host(std::vector<HostThread*>& threads, const HostRates& host) {
     int working = 0;
-    for (HostThread* t : threads) working += t->phase == HostThread::Phase::working;
-    const double cores = host.usable_cores();
+    double sleepers_load = 0;
+    for (HostThread* t : threads) {
+        working += t->phase == HostThread::Phase::working;
+        if (t->phase == HostThread::Phase::sleeping) sleepers_load += t->load;
+    }
+    // However many sleep, the working threads keep a quarter of the cores: a sleep's load is measured with
+    // twice as many sleepers as cores, and says nothing of what ten times as many would take.
+    constexpr double kLeastShare = 0.25;
+    const double cores = host.usable_cores() * std::max(kLeastShare, 1 - sleepers_load / host.usable_cores());
     const double cpu = working > cores ? cores / working : 1.0;
     double converts = 0, copies = 0, overlap_weighted = 0;
     for (HostThread* t : threads) {

@@ -35,10 +35,14 @@ struct HostThread {
     int step = 0;     // where the thread is in its own program
     int64_t batch = -1;
     double debt = 0;  // ns of work owed (a wake-up it made), paid with its next work
+    // While asleep: the cores' worth of time its sleep takes from the working threads (its timers'
+    // interrupts and wake-ups, which run on busy cores: HostRates::sleep_overshoot).
+    double load = 0;
 
-    void sleep(double now, double ns) {
+    void sleep(double now, double ns, double cores_taken = 0) {
         phase = ns > 0 ? Phase::sleeping : Phase::idle;
         wake = now + ns;
+        load = ns > 0 ? cores_taken : 0;
     }
     void work(double ns, BusUse use = {}) {
         phase = Phase::working;
@@ -52,11 +56,11 @@ struct HostThread {
     }
 };
 
-// Working threads share the cores evenly, as much of them as other processes leave this one. Memory-bound
-// ones also share the bus: each alone uses a part of it (1 / the bus's threads' worth), and when the parts of
-// those running at once sum over the whole, each slows in proportion; with copies and converts running at
-// once, the larger kind's parts count whole and the smaller's by their overlap. Sets each working thread's
-// rate.
+// Working threads share the cores evenly, as much of them as other processes and the sleeping threads'
+// loads leave them. Memory-bound ones also share the bus: each alone uses a part of it (1 / the bus's
+// threads' worth), and when the parts of those running at once sum over the whole, each slows in
+// proportion; with copies and converts running at once, the larger kind's parts count whole and the
+// smaller's by their overlap. Sets each working thread's rate.
 void share_host(std::vector<HostThread*>& threads, const HostRates& host);
 
 // The part of the bus one thread uses alone, from how many threads' worth of it there is

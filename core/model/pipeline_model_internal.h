@@ -114,6 +114,8 @@ class Model {
     double convert_ns(int64_t index);
     double pin_ns(int64_t index);
     double io_ns(int64_t index) const;
+    double io_cpu_ns() const;
+    double io_load(int64_t index) const;
     void acquire_collate(int64_t index) {
         batch(index).fresh_buffer = collate_pool_.acquire();
         fresh_batches_ += batch(index).fresh_buffer ? 1 : 0;

@@ -72,10 +72,10 @@ bool Model::loop_get() {
             current_ = send_index_++;
             open_span(LoopState::loader);
             acquire_collate(current_);
-            t.sleep(now_, resident_ ? 0 : io_ns(current_));
+            t.sleep(now_, resident_ ? 0 : io_ns(current_), resident_ ? 0 : io_load(current_));
             t.step = 1;
         } else if (t.step == 1) {
-            t.work(resident_ ? 0 : config_.decode_us * 1e3 * sample_cost_scale(current_));
+            t.work(resident_ ? 0 : config_.decode_us * 1e3 * sample_cost_scale(current_) + io_cpu_ns());
             t.step = 2;
         } else if (t.step == 2) {
             t.work(resident_ ? 0 : convert_ns(current_), convert_bus_);

@@ -14,11 +14,30 @@ double Model::sample_cost_scale(int64_t index) const {
 }
 
 // A batch's io: each sample sleeps its io_us, and each sleep ends a little late: the later, the longer
-// it is and the more workers sleep at once (the train loop's thread when there are none).
+// it is and the more workers sleep at once (the train loop's thread when there are none). The part of the
+// lateness the sleeper spends on a core is not waiting: io_cpu_ns() charges it as work.
 double Model::io_ns(int64_t index) const {
     if (config_.io_us <= 0) return 0;
-    const double overshoot_us = host_.sleep_overshoot.at(std::max(config_.num_workers, 1), config_.io_us);
-    return (config_.io_us * sample_cost_scale(index) + overshoot_us * config_.batch_size) * 1e3;
+    const int sleepers = std::max(config_.num_workers, 1);
+    const double waiting_us = host_.sleep_overshoot.at(sleepers, config_.io_us) -
+                              host_.sleep_overshoot.cpu_at(sleepers, config_.io_us);
+    return (config_.io_us * sample_cost_scale(index) + waiting_us * config_.batch_size) * 1e3;
+}
+
+// The cores' worth of time batch `index`'s sleeps take from the working threads while they last.
+double Model::io_load(int64_t index) const {
+    const double ns = io_ns(index);
+    if (ns <= 0) return 0;
+    const double us = host_.sleep_overshoot.others_cpu_at(std::max(config_.num_workers, 1), config_.io_us);
+    return std::min(1.0, us * 1e3 * static_cast<double>(config_.batch_size) / ns);
+}
+
+// A batch's sleeps' own CPU time (arming the timer, switching out and back in): on idle cores it only
+// ends the sleeps late, as measured; on busy ones the other threads wait for it.
+double Model::io_cpu_ns() const {
+    if (config_.io_us <= 0) return 0;
+    return host_.sleep_overshoot.cpu_at(std::max(config_.num_workers, 1), config_.io_us) *
+           config_.batch_size * 1e3;
 }
 
 // The rate a worker converts at, by dtype and store kind. Inline loading (no workers) converts into the
@@ -65,12 +84,12 @@ bool Model::step_worker(int w) {
             if (head >= queue.size()) return false;
             t.batch = queue[head++];
             acquire_collate(t.batch);  // fill() takes its buffer before the io
-            t.sleep(now_, io_ns(t.batch));
+            t.sleep(now_, io_ns(t.batch), io_load(t.batch));
             t.step = 1;
             return true;
         }
         case 1:
-            t.work(config_.decode_us * 1e3 * sample_cost_scale(t.batch));
+            t.work(config_.decode_us * 1e3 * sample_cost_scale(t.batch) + io_cpu_ns());
             t.step = 2;
             return true;
         case 2:
