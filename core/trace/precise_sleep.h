@@ -37,13 +37,16 @@ inline void spin_pause() {
 #endif
 }
 
+// How much of a wait on the modelled GPU is spun rather than slept: a wait this short never sleeps, so it
+// ends on time (the pipeline model charges no wake-up for it).
+inline constexpr TimeNs kSpinWindowNs = 30 * kNsPerUs;
+
 // For waits on the modelled GPU, where a late wake-up would delay the pipeline.
 inline void sleep_until_ns(TimeNs deadline) {
-    constexpr TimeNs kSpinWindow = 30 * kNsPerUs;
     reduce_timer_slack();
     TimeNs now = now_ns();
-    if (deadline - now > kSpinWindow)
-        std::this_thread::sleep_for(std::chrono::nanoseconds(deadline - now - kSpinWindow));
+    if (deadline - now > kSpinWindowNs)
+        std::this_thread::sleep_for(std::chrono::nanoseconds(deadline - now - kSpinWindowNs));
     while (now_ns() < deadline) spin_pause();
 }
 
