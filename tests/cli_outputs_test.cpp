@@ -59,6 +59,17 @@ TEST_CASE("--trace /dev/stdout streams valid JSON to standard output, the summar
     CHECK(r.err.find("samples/s") != std::string::npos);
 }
 
+TEST_CASE("--trace refuses a .pinscope name, which promises a capture, before running anything") {
+    // Chrome Trace JSON under a capture's name opened in `pinscope stats` as an empty profiler trace.
+    const fs::path file = scratch_path("run.pinscope");
+    const BinaryResult r = run_binary(PINSCOPE_BINARY, {"run", "--device", "sim", "--batches", "4",
+                                                        "--seconds", "0", "--trace", file.string()});
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);  // bad input
+    CHECK(r.err.find("--capture") != std::string::npos);
+    CHECK_FALSE(fs::exists(file));
+}
+
 TEST_CASE("a link to /proc/self/fd/1 is followed to standard output, and stays a link") {
     const fs::path link = scratch_path("to-stdout.json");
     fs::create_symlink("/proc/self/fd/1", link);

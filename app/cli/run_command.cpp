@@ -1,5 +1,6 @@
 #include "app/cli/run_command.h"
 
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -212,6 +213,14 @@ Command add_run_command(CLI::App& app) {
                     return kExitOk;
                 }
                 HeadlessOutput output;
+                // A .pinscope name promises a capture, which `pinscope FILE`, stats and diff would open as
+                // one; Chrome Trace JSON there read as an empty profiler trace.
+                if (flags->trace.given() &&
+                    std::filesystem::path(flags->trace.path).extension() == kCaptureExtension)
+                    throw UsageError(fmt::format(
+                        "--trace {}: --trace writes Chrome Trace JSON, not a capture; for a capture use "
+                        "--capture {}, for the trace a name ending in .json",
+                        flags->trace.path, flags->trace.path));
                 output.trace = flags->trace.ready(plan, "the trace");
                 output.capture = flags->capture.ready(plan, "the capture", OutputFormat::capture);
                 output.json = flags->json;
