@@ -376,7 +376,7 @@ TEST_CASE("io sleeps' own CPU time slows workers on busy cores, and nothing on i
     CHECK(idle_paid == doctest::Approx(idle_free).epsilon(0.02));
 }
 
-TEST_CASE("a wait on the GPU within the spin window ends on time; a longer one a wake-up late") {
+TEST_CASE("a wait on the GPU within the spin window ends on time, a longer one a wake-up late") {
     // The simulated GPU spins the last 30 us of a wait (precise_sleep.h): on this project's VM a synchronize
     // on a 5 to 29 us kernel came back 0.3 to 0.5 us late, on a 100 or 200 us one 26 to 30. The model
     // charged every wait a wake-up: a loop blocking on 8 chunks of 96 KiB a batch was predicted at 30,100
