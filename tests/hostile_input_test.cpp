@@ -79,6 +79,8 @@ struct Fixtures {
         write(dir / "precious.json", "precious: a file no failed command may touch\n");
         write(dir / "precious.csv", "precious\n");
         fs::create_symlink(dir / "good.pinscope", dir / "link-to-good.pinscope");
+        // A capture behind a name that does not say so: what the file holds decides.
+        fs::create_symlink(dir / "good.pinscope", dir / "capture-behind.json");
         // A unix socket: not a file, a device or a FIFO.
         const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
         sockaddr_un address{};
@@ -428,10 +430,13 @@ TEST_CASE(
          "--capture {dir}/precious.json: --trace writes there too"},
         {{"run", "--device", "sim", "--batches", "2", "--trace", "{dir}/good.pinscope"},
          2,
-         "that file is a pinscope capture, which writing the trace there would destroy"},
+         "--trace writes Chrome Trace JSON, not a capture"},
         {{"run", "--device", "sim", "--batches", "2", "--trace", "{dir}/link-to-good.pinscope"},
          2,
-         "that file is a pinscope capture"},
+         "--trace writes Chrome Trace JSON, not a capture"},
+        {{"run", "--device", "sim", "--batches", "2", "--trace", "{dir}/capture-behind.json"},
+         2,
+         "that file is a pinscope capture, which writing the trace there would destroy"},
         {{"run", "--config", "{dir}/config.json", "--save-config", "{dir}/config.json"},
          2,
          "that is the --config file, which this command reads"},
