@@ -1,6 +1,5 @@
 #include "app/cli/run_command.h"
 
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -213,10 +212,8 @@ Command add_run_command(CLI::App& app) {
                     return kExitOk;
                 }
                 HeadlessOutput output;
-                // A .pinscope name promises a capture, which `pinscope FILE`, stats and diff would open as
-                // one; Chrome Trace JSON there read as an empty profiler trace.
-                if (flags->trace.given() &&
-                    std::filesystem::path(flags->trace.path).extension() == kCaptureExtension)
+                // Chrome Trace JSON under a capture's name read as an empty profiler trace.
+                if (flags->trace.given() && named_as_capture(flags->trace.path))
                     throw UsageError(fmt::format(
                         "--trace {}: --trace writes Chrome Trace JSON, not a capture; for a capture use "
                         "--capture {}, for the trace a name ending in .json",

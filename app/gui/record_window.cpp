@@ -46,7 +46,7 @@ void RecordWindow::draw_controls(AppState& state, Theme theme) {
     }
     ImGui::EndDisabled();
     ImGui::TextColored(muted_colour(theme), "%s",
-                       records_capture(file_)
+                       named_as_capture(file_)
                            ? "A capture: File > Open shows it again, here or on any machine."
                            : "Chrome Trace JSON: open it in ui.perfetto.dev or chrome://tracing.");
     if (!error_.empty()) ImGui::TextColored(error_colour(theme), "%s", error_.c_str());

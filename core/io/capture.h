@@ -61,6 +61,12 @@ constexpr uint32_t kCaptureFormatVersion = 4;
 constexpr int kKindCountBefore4 = 9;
 static_assert(kKindCountBefore4 <= kSpanKindCount);
 constexpr const char* kCaptureExtension = ".pinscope";
+// Whether `file`'s name says it holds a capture: what `pinscope FILE`, stats and diff open as one, so no
+// other format may be written under it (the app records a trace or a capture by it, `run --trace` refuses
+// it).
+inline bool named_as_capture(const std::filesystem::path& file) {
+    return file.extension() == kCaptureExtension;
+}
 
 class CaptureError : public std::runtime_error {
   public:

@@ -14,17 +14,13 @@
 
 namespace pinscope::gui {
 
-bool records_capture(const std::filesystem::path& file) {
-    return file.extension() == kCaptureExtension;
-}
-
 Recording::Recording(RecordRequest request, RecordContext context, TimeNs now, TimeNs latest)
     : request_(std::move(request)), context_(std::move(context)) {
     if (request_.file.empty()) throw std::invalid_argument("choose a file to record to");
     if (!std::isfinite(request_.seconds) || request_.seconds <= 0 || request_.seconds > kMaxSeconds)
         throw std::invalid_argument(
             fmt::format("seconds should be between 0 and {}; record a shorter stretch", kMaxSeconds));
-    const OutputFormat format = records_capture(request_.file) ? OutputFormat::capture : OutputFormat::other;
+    const OutputFormat format = named_as_capture(request_.file) ? OutputFormat::capture : OutputFormat::other;
     OutputPlan plan;
     output_ = std::make_shared<OutputFile>(plan.add_output(
         request_.file, "", format == OutputFormat::capture ? "the capture" : "the trace", format));
@@ -58,7 +54,7 @@ void Recording::update(const TraceStore& store, TimeNs now) {
         message_ = fmt::format("writing {} spans", spans_written_);
         writer_ = std::async(std::launch::async, [window, info, output = output_]() -> std::string {
             try {
-                if (records_capture(output->path())) {
+                if (named_as_capture(output->path())) {
                     save_capture(*output, *window, info);
                 } else {
                     const ExportInfo chrome{

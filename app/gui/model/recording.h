@@ -33,9 +33,6 @@ struct RecordContext {
     CaptureInfo info;
 };
 
-// A capture when the file ends in .pinscope, else Chrome Trace JSON.
-bool records_capture(const std::filesystem::path& file);
-
 enum class RecordPhase { capturing, writing, done, failed };
 
 class Recording {
