@@ -115,7 +115,9 @@ class Model {
     double pin_ns(int64_t index);
     double io_ns(int64_t index) const;
     double io_cpu_ns() const;
-    double io_load(int64_t index) const;
+    double io_load(double io_ns) const;
+    // The threads that sleep io waits at once: the workers, or the train loop's with none.
+    int io_sleepers() const { return std::max(config_.num_workers, 1); }
     void acquire_collate(int64_t index) {
         batch(index).fresh_buffer = collate_pool_.acquire();
         fresh_batches_ += batch(index).fresh_buffer ? 1 : 0;

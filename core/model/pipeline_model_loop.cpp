@@ -74,7 +74,8 @@ bool Model::loop_get() {
             current_ = send_index_++;
             open_span(LoopState::loader);
             acquire_collate(current_);
-            t.sleep(now_, resident_ ? 0 : io_ns(current_), resident_ ? 0 : io_load(current_));
+            const double io = resident_ ? 0 : io_ns(current_);
+            t.sleep(now_, io, io_load(io));
             t.step = 1;
         } else if (t.step == 1) {
             t.work(resident_ ? 0 : config_.decode_us * 1e3 * sample_cost_scale(current_) + io_cpu_ns());

@@ -18,26 +18,23 @@ double Model::sample_cost_scale(int64_t index) const {
 // lateness the sleeper spends on a core is not waiting: io_cpu_ns() charges it as work.
 double Model::io_ns(int64_t index) const {
     if (config_.io_us <= 0) return 0;
-    const int sleepers = std::max(config_.num_workers, 1);
-    const double waiting_us = host_.sleep_overshoot.at(sleepers, config_.io_us) -
-                              host_.sleep_overshoot.cpu_at(sleepers, config_.io_us);
+    const double waiting_us = host_.sleep_overshoot.at(io_sleepers(), config_.io_us) -
+                              host_.sleep_overshoot.cpu_at(io_sleepers(), config_.io_us);
     return (config_.io_us * sample_cost_scale(index) + waiting_us * config_.batch_size) * 1e3;
 }
 
-// The cores' worth of time batch `index`'s sleeps take from the working threads while they last.
-double Model::io_load(int64_t index) const {
-    const double ns = io_ns(index);
-    if (ns <= 0) return 0;
-    const double us = host_.sleep_overshoot.others_cpu_at(std::max(config_.num_workers, 1), config_.io_us);
-    return std::min(1.0, us * 1e3 * static_cast<double>(config_.batch_size) / ns);
+// The cores' worth of time a batch's sleeps, lasting `io_ns` in all, take from the working threads.
+double Model::io_load(double io_ns) const {
+    if (io_ns <= 0) return 0;
+    const double us = host_.sleep_overshoot.others_cpu_at(io_sleepers(), config_.io_us);
+    return std::min(1.0, us * 1e3 * static_cast<double>(config_.batch_size) / io_ns);
 }
 
 // A batch's sleeps' own CPU time (arming the timer, switching out and back in): on idle cores it only
 // ends the sleeps late, as measured; on busy ones the other threads wait for it.
 double Model::io_cpu_ns() const {
     if (config_.io_us <= 0) return 0;
-    return host_.sleep_overshoot.cpu_at(std::max(config_.num_workers, 1), config_.io_us) *
-           config_.batch_size * 1e3;
+    return host_.sleep_overshoot.cpu_at(io_sleepers(), config_.io_us) * config_.batch_size * 1e3;
 }
 
 // The rate a worker converts at, by dtype and store kind. Inline loading (no workers) converts into the
@@ -84,7 +81,8 @@ bool Model::step_worker(int w) {
             if (head >= queue.size()) return false;
             t.batch = queue[head++];
             acquire_collate(t.batch);  // fill() takes its buffer before the io
-            t.sleep(now_, io_ns(t.batch), io_load(t.batch));
+            const double io = io_ns(t.batch);
+            t.sleep(now_, io, io_load(io));
             t.step = 1;
             return true;
         }
