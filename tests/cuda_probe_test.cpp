@@ -2,6 +2,9 @@
 // GPU. The measuring part needs a GPU; without one it says "skipped: no CUDA device".
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "core/device/copy_probe.h"
@@ -119,6 +122,28 @@ TEST_CASE("the device call cost measured on the simulated GPU gives back the hos
     CHECK(us >=
           device.call_charge_us());  // every call spins that long; the time is divided by the calls made
     check_nothing_held(device.resources());  // and it gives back all it took
+}
+
+TEST_CASE("the probe's call cost is the mean of draws a pause apart, as a run of seconds meets it") {
+    // Two levels from one draw to the next, as one H200 host's calls had: the mean, not either level
+    // (a median of an even count would pick one of them).
+    const std::vector<double> levels{3.4, 5.0, 3.4, 5.0};
+    size_t drawn = 0;
+    const TimeNs start = now_ns();
+    const double mean = mean_of_draws(4, std::chrono::milliseconds(20), [&] { return levels.at(drawn++); });
+    CHECK(drawn == 4);
+    CHECK(mean == doctest::Approx(4.2));
+    // A pause before every draw but the first: three of them.
+    CHECK(now_ns() - start >= 3 * 20 * kNsPerMs);
+    CHECK(mean_of_draws(0, std::chrono::milliseconds(20), [] { return 1.0; }) == 0);
+
+    // Through a device: each draw at least what the simulated GPU charges a call.
+    CopyProbeResult r = made_up_result();
+    r.host_call_us = 5;
+    Trace trace;
+    SimDevice device(trace, calibration_from_json(calibration_json(r), "probe"));
+    CHECK(mean_device_call_us(device, /*draws=*/2, std::chrono::milliseconds(1)) >= device.call_charge_us());
+    check_nothing_held(device.resources());
 }
 
 TEST_CASE("a PCIe link prints its generation and width, and says when it runs slower now") {

@@ -99,7 +99,7 @@ nlohmann::json calibration_json(const CopyProbeResult& r) {
         "directions' median averaged: what a blocking pageable copy costs the caller beyond its bytes",
         "host_call_us: the calling thread's time per device call as the train loop makes them (event query, "
         "4 KiB pinned copy in, kernel launch, copy out, event record), through pinscope's CUDA device with "
-        "CUPTI on",
+        "CUPTI on; the mean of 10 draws 250 ms apart, as a run meets it",
         "pageable_h2d_staging: a pageable H2D copy of `bytes` from the call until it returns (the driver's "
         "staging) against one host thread copying the same bytes through a 2 MiB buffer (the simulated GPU's "
         "staging), each of a source another thread has just written, medians of 60 interleaved",

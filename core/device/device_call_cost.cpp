@@ -1,5 +1,6 @@
 #include "core/device/device_call_cost.h"
 
+#include <thread>
 #include <vector>
 
 #include "core/device/median.h"
@@ -46,6 +47,19 @@ double time_device_call_us(Device& device, int batches, int rounds) {
     }
     device.synchronize();
     return median(per_call_us);
+}
+
+double mean_of_draws(int draws, std::chrono::milliseconds pause, const std::function<double()>& draw) {
+    double sum = 0;
+    for (int d = 0; d < draws; ++d) {
+        if (d > 0) std::this_thread::sleep_for(pause);
+        sum += draw();
+    }
+    return draws > 0 ? sum / draws : 0;
+}
+
+double mean_device_call_us(Device& device, int draws, std::chrono::milliseconds pause) {
+    return mean_of_draws(draws, pause, [&] { return time_device_call_us(device); });
 }
 
 }  // namespace pinscope

@@ -477,7 +477,7 @@ CopyProbeResult probe_copies(int ordinal) {
         std::string tracing;
         const std::unique_ptr<Device> cuda_device =
             make_cuda_device(trace, CudaDeviceOptions{ordinal, /*cupti=*/true}, &tracing);
-        result.host_call_us = time_device_call_us(*cuda_device);
+        result.host_call_us = mean_device_call_us(*cuda_device);
     }
     result.copy_latency_us = copy_latency_us(1, result.gbps(CopyDirection::h2d, HostMemory::pinned, 1), 16,
                                              result.gbps(CopyDirection::h2d, HostMemory::pinned, 16));
