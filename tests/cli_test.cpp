@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -604,6 +606,30 @@ TEST_CASE("the stored predictor runs are drawn the same by this build, so a mode
         for (const StoredRun& run : check.runs) CHECK(run.measured >= 0);
     }
     CHECK(files >= 20);
+}
+
+TEST_CASE(
+    "bench --predictor-check --json writes each run to stderr as it ends, so a stopped check keeps them") {
+    const Result r = run_pinscope("bench --predictor-check 2 --seed 1 --seconds 0.2 --passes 2 --json");
+    CAPTURE(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    std::vector<nlohmann::json> runs;
+    std::istringstream lines(r.err);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("{")) runs.push_back(nlohmann::json::parse(line));
+    // Two passes of two configs, in the order they ran, each as the document has it at the end.
+    REQUIRE(runs.size() == 4);
+    for (size_t n = 0; n < runs.size(); ++n) {
+        const nlohmann::json& run = runs[n];
+        CHECK(run["pass"] == 1 + n / 2);
+        CHECK(run["config"] == n % 2);
+        const nlohmann::json& config = j["configs"][n % 2];
+        CHECK(run["knobs"] == config["knobs"]);
+        const nlohmann::json& pass = config["passes"][n / 2];
+        CHECK(run["measured_samples_per_s"] == pass["measured_samples_per_s"]);
+        CHECK(run["predicted_samples_per_s"] == pass["predicted_samples_per_s"]);
+    }
 }
 
 TEST_CASE("bench --predictor-check --passes judges each config on the medians of its passes") {

@@ -108,6 +108,19 @@ int run_predictor_check(int count, uint64_t seed, double seconds, bool repeat, i
             // This pass's own figures (the verdict, at the end, takes each config's medians).
             const Metrics &predicted = c.predicted_passes.back(), &ran = c.measured_passes.back();
             const double error = relative_error(predicted.samples_per_s, ran.samples_per_s);
+            // With --json the document comes at the end; each run also goes to stderr as it ends, one JSON
+            // line, so a check stopped by a time limit keeps what it ran (200 configs on a GPU machine's
+            // host ran past a 575 s limit once, and nothing of its 9 minutes came back).
+            if (json)
+                fmt::print(stderr, "{}\n",
+                           nlohmann::json{{"pass", pass + 1},
+                                          {"config", i},
+                                          {"knobs", knobs_of(c.config)},
+                                          {"measured_samples_per_s", ran.samples_per_s},
+                                          {"predicted_samples_per_s", predicted.samples_per_s},
+                                          {"measured_stall", ran.stall},
+                                          {"predicted_stall", predicted.stall}}
+                               .dump());
             if (!json)
                 fmt::print(
                     "{:>4} {:>8}  measured {:>10.0f} predicted {:>10.0f} samples/s  stall {:.2f}/{:.2f}  "
