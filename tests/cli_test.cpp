@@ -609,16 +609,18 @@ TEST_CASE("the stored predictor runs are drawn the same by this build, so a mode
 }
 
 TEST_CASE(
-    "bench --predictor-check --json writes each run to stderr as it ends, so a stopped check keeps them") {
+    "bench --predictor-check --passes judges each config on the medians of its passes, each run on stderr as "
+    "it ends") {
     const Result r = run_pinscope("bench --predictor-check 2 --seed 1 --seconds 0.2 --passes 2 --json");
     CAPTURE(r.err);
     REQUIRE(r.exit_code == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);
+    // Each run also went to stderr as it ended, one JSON line, so a check stopped by a time limit keeps
+    // them: two passes of two configs, in the order they ran, as the document has them at the end.
     std::vector<nlohmann::json> runs;
     std::istringstream lines(r.err);
     for (std::string line; std::getline(lines, line);)
         if (line.starts_with("{")) runs.push_back(nlohmann::json::parse(line));
-    // Two passes of two configs, in the order they ran, each as the document has it at the end.
     REQUIRE(runs.size() == 4);
     for (size_t n = 0; n < runs.size(); ++n) {
         const nlohmann::json& run = runs[n];
@@ -630,13 +632,6 @@ TEST_CASE(
         CHECK(run["measured_samples_per_s"] == pass["measured_samples_per_s"]);
         CHECK(run["predicted_samples_per_s"] == pass["predicted_samples_per_s"]);
     }
-}
-
-TEST_CASE("bench --predictor-check --passes judges each config on the medians of its passes") {
-    const Result r = run_pinscope("bench --predictor-check 2 --seed 1 --seconds 0.2 --passes 2 --json");
-    CAPTURE(r.err);
-    REQUIRE(r.exit_code == 0);
-    const nlohmann::json j = nlohmann::json::parse(r.out);
     const nlohmann::json& summary = j["predictor_check"];
     CHECK(summary["passes"] == 2);
     for (const char* share :
