@@ -13,6 +13,7 @@
 #include "core/trace/spsc_ring.h"
 #include "core/trace/trace.h"
 #include "core/trace/trace_store.h"
+#include "core/trace/trace_tap.h"
 
 using namespace pinscope;
 
@@ -138,6 +139,36 @@ TEST_CASE("Trace::dropped counts drops of recorders whose owners let go") {
     trace.collect(store);  // now it is forgotten
     CHECK(trace.dropped() == 3);
     CHECK(store.span_count() == Recorder::kDefaultSpanCapacity);
+}
+
+TEST_CASE("a lane registered while a collection drains is listed with the spans it already has") {
+    Trace trace;
+    TraceStore store;
+    const LaneId main = trace.lanes().lane(LaneRole::main);
+    auto first = trace.make_recorder();
+    auto second = trace.make_recorder();  // drained after the first
+    first->span(span_at(main, 5, 6));
+    // Another thread's pipeline starting mid-drain: it registers a lane and records on it before the
+    // collection reaches its recorder. (Here the tap, which sees the first span, plays that thread.)
+    struct RegistersMidDrain : TraceTap {
+        Trace& trace;
+        Recorder& recorder;
+        RegistersMidDrain(Trace& t, Recorder& r) : trace(t), recorder(r) {}
+        void span(const Span&) override {
+            if (done) return;
+            done = true;
+            recorder.span(span_at(trace.lanes().lane(LaneRole::kernel, 7), 10, 20));
+        }
+        void counter(const CounterSample&) override {}
+        bool done = false;
+    } tap(trace, *second);
+
+    trace.collect(store, now_ns(), &tap);
+    REQUIRE(store.span_count() == 2);
+    size_t listed = 0;
+    for (const LaneInfo& lane : store.lanes()) listed += store.spans(lane.id).size();
+    CHECK(listed == store.span_count());
+    CHECK(store.lanes().size() == 2);
 }
 
 TEST_CASE("collect moves spans into the store in per-lane start order") {
