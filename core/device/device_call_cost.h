@@ -22,7 +22,7 @@ double time_device_call_us(Device& device, int batches = 500, int rounds = 5);
 // 2.98 to 6.29 us, and the simulated GPU's CIFAR-like runs with 14 workers moved with the draw (3.1M
 // samples/s at 3 us, 2.2M at 4.6) where the real ones did not. A run of seconds meets the moments'
 // average, so the mean, not one draw nor a median that picks one of the two levels. Three probes of a
-// third host then read 3.48 to 3.53 us so, where one draw each, between them, read 3.78 to 4.76.
+// third host then read 3.48 to 3.53 us; single draws taken between them read 3.78 to 4.76.
 double mean_of_draws(int draws, std::chrono::milliseconds pause, const std::function<double()>& draw);
 
 // What the probe writes as host_call_us: mean_of_draws() of time_device_call_us(), 10 draws 250 ms apart
